@@ -1,0 +1,72 @@
+// gc.hpp — the only door to Boehm GC: allocation of Scheme objects and GC-owned C++ containers.
+//
+// Invariant: every Scheme object lives in memory from GC_MALLOC (scanned) or GC_MALLOC_ATOMIC
+// (holds no pointers). Memory from plain new/malloc is NOT scanned: a Value kept there must sit
+// in a gc_vector / GcRoot or the object it names may be collected.
+#pragma once
+
+#define GC_THREADS 1
+#include <gc/gc.h>
+#include <gc/gc_allocator.h>
+
+#include <new>
+#include <utility>
+#include <vector>
+
+#include "core/value.hpp"
+
+namespace quasi {
+
+// Call once per process before anything else (idempotent).
+void gc_init();
+
+inline void* gc_alloc(size_t bytes) {
+  void* p = GC_MALLOC(bytes);
+  if (!p) throw std::bad_alloc();
+  return p;
+}
+// For objects without pointers inside (flonums, strings, bytevectors). Memory is NOT zeroed.
+inline void* gc_alloc_atomic(size_t bytes) {
+  void* p = GC_MALLOC_ATOMIC(bytes);
+  if (!p) throw std::bad_alloc();
+  return p;
+}
+
+template <class T>
+T* gc_alloc_object(Type t, size_t bytes, uint64_t payload = 0) {
+  T* o = static_cast<T*>(gc_alloc(bytes));
+  o->header = make_header(t, payload);
+  return o;
+}
+
+// Constructs a C++ object in collectable, scanned memory. Its destructor never runs, so T must
+// not own malloc'd memory (use gc_vector for containers).
+template <class T, class... Args>
+T* gc_new(Args&&... args) {
+  return new (gc_alloc(sizeof(T))) T(std::forward<Args>(args)...);
+}
+
+// A std::vector whose buffer is collectable and scanned. Safe inside GC-allocated objects.
+template <class T>
+using gc_vector = std::vector<T, gc_allocator<T>>;
+// A std::vector whose buffer is scanned but owned by an ordinary C++ object (freed by it).
+template <class T>
+using root_vector = std::vector<T, traceable_allocator<T>>;
+
+// A single GC root for C++ code that must keep a Value alive outside the stack.
+class GcRoot {
+ public:
+  explicit GcRoot(Value v = kUnspecified) : slot_(static_cast<Value*>(GC_MALLOC_UNCOLLECTABLE(sizeof(Value)))) {
+    *slot_ = v;
+  }
+  ~GcRoot() { GC_FREE(slot_); }
+  GcRoot(const GcRoot& o) : GcRoot(o.get()) {}
+  GcRoot& operator=(const GcRoot& o) { *slot_ = o.get(); return *this; }
+  Value get() const { return *slot_; }
+  void set(Value v) { *slot_ = v; }
+
+ private:
+  Value* slot_;
+};
+
+}  // namespace quasi

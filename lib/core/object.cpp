@@ -1,0 +1,203 @@
+#include "core/object.hpp"
+
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+namespace quasi {
+
+Value make_string(int64_t length, char32_t fill) {
+  String* s = static_cast<String*>(gc_alloc_atomic(sizeof(String) + sizeof(uint32_t) * length));
+  s->header = make_header(Type::String, length);
+  uint32_t* c = s->chars();
+  for (int64_t i = 0; i < length; i++) c[i] = fill;
+  return make_ptr(s);
+}
+
+Value make_string_utf32(const char32_t* src, int64_t n) {
+  Value v = make_string(n, 0);
+  uint32_t* c = v.as<String>()->chars();
+  for (int64_t i = 0; i < n; i++) c[i] = src[i];
+  return v;
+}
+
+void utf8_append(std::string& out, char32_t c) {
+  if (c < 0x80) {
+    out += static_cast<char>(c);
+  } else if (c < 0x800) {
+    out += static_cast<char>(0xC0 | (c >> 6));
+    out += static_cast<char>(0x80 | (c & 0x3F));
+  } else if (c < 0x10000) {
+    out += static_cast<char>(0xE0 | (c >> 12));
+    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (c & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (c >> 18));
+    out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (c & 0x3F));
+  }
+}
+
+int32_t utf8_decode(std::string_view s, size_t& i) {
+  unsigned char b0 = static_cast<unsigned char>(s[i]);
+  if (b0 < 0x80) { i++; return b0; }
+  int len;
+  int32_t cp;
+  if ((b0 & 0xE0) == 0xC0) { len = 2; cp = b0 & 0x1F; }
+  else if ((b0 & 0xF0) == 0xE0) { len = 3; cp = b0 & 0x0F; }
+  else if ((b0 & 0xF8) == 0xF0) { len = 4; cp = b0 & 0x07; }
+  else { i++; return -1; }
+  if (i + len > s.size()) { i++; return -1; }
+  for (int k = 1; k < len; k++) {
+    unsigned char b = static_cast<unsigned char>(s[i + k]);
+    if ((b & 0xC0) != 0x80) { i++; return -1; }
+    cp = (cp << 6) | (b & 0x3F);
+  }
+  // Reject overlong forms, surrogates and out-of-range values.
+  static const int32_t kMin[5] = {0, 0, 0x80, 0x800, 0x10000};
+  if (cp < kMin[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) { i++; return -1; }
+  i += len;
+  return cp;
+}
+
+Value make_string_utf8(std::string_view utf8) {
+  std::u32string tmp;
+  tmp.reserve(utf8.size());
+  for (size_t i = 0; i < utf8.size();) {
+    int32_t c = utf8_decode(utf8, i);
+    tmp.push_back(c < 0 ? U'\uFFFD' : static_cast<char32_t>(c));
+  }
+  return make_string_utf32(tmp.data(), static_cast<int64_t>(tmp.size()));
+}
+
+std::string string_to_utf8(Value str) {
+  String* s = str.as<String>();
+  std::string out;
+  out.reserve(s->length());
+  for (int64_t i = 0; i < s->length(); i++) utf8_append(out, s->chars()[i]);
+  return out;
+}
+
+namespace {
+uint64_t hash_bytes(std::string_view s) {
+  uint64_t h = 1469598103934665603ull;  // FNV-1a
+  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+Value new_symbol(std::string_view name, bool interned) {
+  Symbol* sym = gc_alloc_object<Symbol>(Type::Symbol, sizeof(Symbol));
+  Value str = make_string_utf8(name);
+  str.obj()->set_immutable();
+  sym->name = str;
+  char* utf8 = static_cast<char*>(gc_alloc_atomic(name.size() + 1));
+  std::memcpy(utf8, name.data(), name.size());
+  utf8[name.size()] = 0;
+  sym->utf8 = utf8;
+  sym->hash = hash_bytes(name);
+  sym->interned = interned;
+  return make_ptr(sym);
+}
+
+// Process-wide symbol table, shared by all engines. Symbols are never collected: the table's
+// nodes are traced roots.
+struct SymbolTable {
+  std::mutex mu;
+  std::unordered_map<std::string, Value, std::hash<std::string>, std::equal_to<std::string>,
+                     traceable_allocator<std::pair<const std::string, Value>>>
+      map;
+};
+SymbolTable& symbols() {
+  static SymbolTable* t = new SymbolTable;
+  return *t;
+}
+}  // namespace
+
+Value intern(std::string_view name) {
+  SymbolTable& t = symbols();
+  std::lock_guard<std::mutex> lock(t.mu);
+  std::string key(name);
+  auto it = t.map.find(key);
+  if (it != t.map.end()) return it->second;
+  Value sym = new_symbol(name, true);
+  t.map.emplace(std::move(key), sym);
+  return sym;
+}
+
+Value make_uninterned_symbol(std::string_view name) { return new_symbol(name, false); }
+
+Value make_vector(int64_t length, Value fill) {
+  Vector* v = gc_alloc_object<Vector>(Type::Vector, sizeof(Vector) + sizeof(Value) * length, length);
+  for (int64_t i = 0; i < length; i++) v->items()[i] = fill;
+  return make_ptr(v);
+}
+
+Value make_bytevector(int64_t length, uint8_t fill) {
+  Bytevector* b = static_cast<Bytevector*>(gc_alloc_atomic(sizeof(Bytevector) + length));
+  b->header = make_header(Type::Bytevector, length);
+  std::memset(b->bytes(), fill, length);
+  return make_ptr(b);
+}
+
+Value make_primitive(const char* name, PrimFn fn, int min_args, int max_args, uint32_t flags,
+                     void* data, Value data_value) {
+  Primitive* p = gc_alloc_object<Primitive>(Type::Primitive, sizeof(Primitive));
+  p->fn = fn;
+  p->name = name;
+  p->min_args = min_args;
+  p->max_args = max_args;
+  p->flags = flags;
+  p->vm_op = 0;
+  p->data = data;
+  p->data_value = data_value;
+  return make_ptr(p);
+}
+
+Value make_global_cell(Value name) {
+  GlobalCell* c = gc_alloc_object<GlobalCell>(Type::GlobalCell, sizeof(GlobalCell));
+  c->value = kUnbound;
+  c->name = name;
+  return make_ptr(c);
+}
+
+Value make_values(int64_t n, const Value* items) {
+  MultipleValues* mv = gc_alloc_object<MultipleValues>(
+      Type::Values, sizeof(MultipleValues) + sizeof(Value) * n, n);
+  for (int64_t i = 0; i < n; i++) mv->items()[i] = items[i];
+  return make_ptr(mv);
+}
+
+Value make_condition(Value kind, Value who, Value message, Value irritants, SrcLoc loc) {
+  Condition* c = gc_alloc_object<Condition>(Type::Condition, sizeof(Condition));
+  c->kind = kind;
+  c->who = who;
+  c->message = message;
+  c->irritants = irritants;
+  c->loc = loc.pack();
+  c->backtrace = kNil;
+  return make_ptr(c);
+}
+
+int64_t list_length(Value v) {
+  int64_t n = 0;
+  Value slow = v;
+  while (is_pair(v)) {
+    v = cdr(v);
+    n++;
+    if (!is_pair(v)) break;
+    v = cdr(v);
+    n++;
+    slow = cdr(slow);
+    if (v == slow) return -1;
+  }
+  return v == kNil ? n : -1;
+}
+
+Value reverse_list(Value v) {
+  Value r = kNil;
+  for (; is_pair(v); v = cdr(v)) r = cons(car(v), r);
+  return r;
+}
+
+}  // namespace quasi

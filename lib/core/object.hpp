@@ -1,0 +1,209 @@
+// object.hpp — layouts of the core heap objects and their constructors and accessors.
+//
+// Each struct starts with Object's header word (see value.hpp). Objects that other subsystems
+// own (Proto, Closure, Continuation in vm/, Port in builtins/, Environment/Identifier/Macro in
+// eval/) are declared there. Variable-length objects keep their length in the header payload and
+// their items inline after the header.
+#pragma once
+
+#include <gmp.h>
+
+#include <cstring>
+#include <string>
+#include <string_view>
+
+#include "core/gc.hpp"
+#include "core/srcloc.hpp"
+#include "core/value.hpp"
+
+namespace quasi {
+
+struct Vm;
+
+// ---- pairs -----------------------------------------------------------------------------------
+// Payload: packed SrcLoc of the datum when read from source (0 otherwise).
+struct Pair : Object {
+  Value car;
+  Value cdr;
+};
+
+inline Value cons(Value a, Value d) {
+  Pair* p = gc_alloc_object<Pair>(Type::Pair, sizeof(Pair));
+  p->car = a;
+  p->cdr = d;
+  return make_ptr(p);
+}
+inline bool is_pair(Value v) { return has_type(v, Type::Pair); }
+inline Value car(Value v) { return v.as<Pair>()->car; }  // unchecked
+inline Value cdr(Value v) { return v.as<Pair>()->cdr; }  // unchecked
+inline SrcLoc pair_srcloc(Value v) {
+  return is_pair(v) ? SrcLoc::unpack(v.obj()->payload()) : SrcLoc{};
+}
+inline void set_pair_srcloc(Value v, SrcLoc loc) { v.obj()->set_payload(loc.pack()); }
+
+// ---- strings: Unicode code points, O(1) string-ref -----------------------------------------
+// Payload: length in code points. Atomic memory (no pointers).
+struct String : Object {
+  uint32_t* chars() { return reinterpret_cast<uint32_t*>(this + 1); }
+  int64_t length() const { return static_cast<int64_t>(payload()); }
+};
+Value make_string(int64_t length, char32_t fill = U' ');
+Value make_string_utf8(std::string_view utf8);  // invalid UTF-8 becomes U+FFFD
+Value make_string_utf32(const char32_t* s, int64_t n);
+std::string string_to_utf8(Value str);
+inline bool is_string(Value v) { return has_type(v, Type::String); }
+
+// UTF-8 helpers shared by the reader, ports and the API.
+void utf8_append(std::string& out, char32_t c);
+// Decodes one code point at s[i], advancing i; returns -1 (and advances by one byte) on invalid
+// input.
+int32_t utf8_decode(std::string_view s, size_t& i);
+
+// ---- symbols ---------------------------------------------------------------------------------
+struct Symbol : Object {
+  Value name;        // a String (immutable)
+  const char* utf8;  // the same name in UTF-8, NUL-terminated
+  uint64_t hash;
+  bool interned;
+};
+Value intern(std::string_view utf8_name);
+Value make_uninterned_symbol(std::string_view utf8_name);
+inline bool is_symbol(Value v) { return has_type(v, Type::Symbol); }
+inline const char* symbol_name(Value v) { return v.as<Symbol>()->utf8; }
+
+// ---- vectors and bytevectors -----------------------------------------------------------------
+struct Vector : Object {
+  Value* items() { return reinterpret_cast<Value*>(this + 1); }
+  int64_t length() const { return static_cast<int64_t>(payload()); }
+};
+Value make_vector(int64_t length, Value fill = kUnspecified);
+inline bool is_vector(Value v) { return has_type(v, Type::Vector); }
+
+struct Bytevector : Object {
+  uint8_t* bytes() { return reinterpret_cast<uint8_t*>(this + 1); }
+  int64_t length() const { return static_cast<int64_t>(payload()); }
+};
+Value make_bytevector(int64_t length, uint8_t fill = 0);
+inline bool is_bytevector(Value v) { return has_type(v, Type::Bytevector); }
+
+// ---- numbers (arithmetic lives in core/numbers.hpp) ------------------------------------------
+struct Flonum : Object {
+  double d;
+};
+inline Value make_flonum(double d) {
+  Flonum* f = static_cast<Flonum*>(gc_alloc_atomic(sizeof(Flonum)));
+  f->header = make_header(Type::Flonum);
+  f->d = d;
+  return make_ptr(f);
+}
+inline bool is_flonum(Value v) { return has_type(v, Type::Flonum); }
+inline double flonum_value(Value v) { return v.as<Flonum>()->d; }
+
+// Exact integer outside the fixnum range. Always normalized: a value that fits a fixnum is a
+// fixnum. Limbs are GC memory (GMP's allocator is pointed at the collector).
+struct Bignum : Object {
+  __mpz_struct z;
+};
+// Exact non-integer rational, canonical (denominator > 1).
+struct Ratnum : Object {
+  __mpq_struct q;
+};
+
+// ---- procedures implemented in C++ ---------------------------------------------------------
+struct Primitive;
+using PrimFn = Value (*)(Vm& vm, Primitive* self, int argc, Value* argv);
+
+// Facts about a primitive that the optimizer looks up instead of matching names.
+enum PrimFlags : uint32_t {
+  kPure = 1u << 0,        // no side effects, result depends only on the arguments
+  kFoldable = 1u << 1,    // may be evaluated at compile time on constant arguments
+  kAllocates = 1u << 2,   // returns a fresh object (identity matters: never fold eq? on it)
+  kHasEffects = 1u << 3,  // mutates state or does I/O
+  kMayRaise = 1u << 4,    // may raise an error on some arguments
+  kVmSpecial = 1u << 5,   // control primitive run by the VM itself (apply, call/cc, values, ...)
+};
+
+struct Primitive : Object {
+  PrimFn fn;
+  const char* name;
+  int32_t min_args;
+  int32_t max_args;  // -1: any number
+  uint32_t flags;
+  uint32_t vm_op;    // for kVmSpecial: which control operation (vm/vm.hpp)
+  void* data;        // for primitives made at run time (record accessors, C++ lambdas)
+  Value data_value;  // likewise, a Scheme value they close over
+};
+Value make_primitive(const char* name, PrimFn fn, int min_args, int max_args, uint32_t flags,
+                     void* data = nullptr, Value data_value = kFalse);
+inline bool is_primitive(Value v) { return has_type(v, Type::Primitive); }
+
+// ---- boxes and global cells ------------------------------------------------------------------
+struct Box : Object {
+  Value value;
+};
+inline Value make_box(Value v) {
+  Box* b = gc_alloc_object<Box>(Type::Box, sizeof(Box));
+  b->value = v;
+  return make_ptr(b);
+}
+
+// A top-level binding. value == kUnbound until defined.
+struct GlobalCell : Object {
+  Value value;
+  Value name;  // symbol
+};
+Value make_global_cell(Value name);
+
+// ---- multiple values (only ever in transit between `values` and its consumer) ----------------
+struct MultipleValues : Object {
+  Value* items() { return reinterpret_cast<Value*>(this + 1); }
+  int64_t count() const { return static_cast<int64_t>(payload()); }
+};
+Value make_values(int64_t n, const Value* items);
+
+// ---- records ---------------------------------------------------------------------------------
+struct RecordType : Object {
+  Value name;         // symbol
+  Value field_names;  // vector of symbols
+  int64_t nfields;
+};
+struct Record : Object {
+  RecordType* rtd;
+  Value* fields() { return reinterpret_cast<Value*>(this + 1); }
+};
+
+// ---- promises and parameters -----------------------------------------------------------------
+struct Promise : Object {
+  bool done;
+  Value value;  // the value when done, else a thunk
+};
+struct Parameter : Object {
+  Value value;      // the global (outermost) value
+  Value converter;  // procedure or #f
+};
+
+// ---- error objects ---------------------------------------------------------------------------
+// Kind is a symbol: error (from `error`), type, arity, range, unbound, syntax, read, file,
+// divide-by-zero, interrupt, limit, ... `read-error?` and `file-error?` test it.
+struct Condition : Object {
+  Value kind;
+  Value who;        // symbol naming the procedure, or #f
+  Value message;    // string
+  Value irritants;  // list
+  uint64_t loc;     // packed SrcLoc of the failing call, 0 if unknown
+  Value backtrace;  // list of strings (procedure names, innermost first), or ()
+};
+Value make_condition(Value kind, Value who, Value message, Value irritants, SrcLoc loc = {});
+inline bool is_condition(Value v) { return has_type(v, Type::Condition); }
+
+// ---- small list helpers ----------------------------------------------------------------------
+inline Value list(std::initializer_list<Value> xs) {
+  Value r = kNil;
+  for (auto it = xs.end(); it != xs.begin();) r = cons(*--it, r);
+  return r;
+}
+// Length of a proper list, or -1 for an improper or circular one.
+int64_t list_length(Value v);
+Value reverse_list(Value v);
+
+}  // namespace quasi

@@ -1,0 +1,12 @@
+# Generates prelude_data.cpp (do not edit the output): each prelude file becomes a raw string.
+set(content "// Generated from scheme/prelude/*.scm by lib/embed_prelude.cmake. Do not edit.\n")
+string(APPEND content "#include \"eval/prelude.hpp\"\nnamespace quasi {\nconst PreludeFile kPreludeFiles[] = {\n")
+set(count 0)
+foreach(f ${FILES})
+  file(READ ${f} text)
+  get_filename_component(name ${f} NAME)
+  string(APPEND content "  {\"${name}\", R\"QUASI_PRELUDE(${text})QUASI_PRELUDE\"},\n")
+  math(EXPR count "${count} + 1")
+endforeach()
+string(APPEND content "  {nullptr, nullptr}\n};\nconst int kPreludeFileCount = ${count};\n}\n")
+file(WRITE ${OUT} "${content}")

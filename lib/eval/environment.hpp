@@ -1,0 +1,37 @@
+// environment.hpp — top-level environments: the interaction environment and each library's.
+//
+// An environment maps a symbol to its binding: a GlobalCell for a variable, or a syntactic
+// binding (a Macro object, eval/expander.hpp) for a keyword. Importing a library copies its
+// bindings, so an imported variable shares the exporter's GlobalCell.
+#pragma once
+
+#include <unordered_map>
+
+#include "core/object.hpp"
+
+namespace quasi {
+
+struct ValueHash {
+  size_t operator()(Value v) const { return std::hash<uint64_t>()(v.bits); }
+};
+
+struct Environment : Object {
+  using Table = std::unordered_map<Value, Value, ValueHash, std::equal_to<Value>,
+                                   gc_allocator<std::pair<const Value, Value>>>;
+  Value name;    // library name (a list) or #f
+  Table* table;  // symbol -> GlobalCell or syntactic binding
+  bool mutable_; // definitions allowed (false for sealed library exports, e.g. (scheme base))
+
+  // The binding of `sym`, or kUnbound.
+  Value lookup(Value sym) const;
+  // The GlobalCell for `sym`, created unbound if absent. A syntactic binding is replaced.
+  Value cell_for(Value sym);
+  void bind(Value sym, Value binding);
+  // Defines a variable: cell_for(sym)->value = v.
+  void define(Value sym, Value v);
+};
+
+Environment* make_environment(Value name);
+inline bool is_environment(Value v) { return has_type(v, Type::Environment); }
+
+}  // namespace quasi
