@@ -1,6 +1,7 @@
 # Generates prelude_data.cpp (do not edit the output): each prelude file becomes a raw string.
 set(content "// Generated from scheme/prelude/*.scm by lib/embed_prelude.cmake. Do not edit.\n")
 string(APPEND content "#include \"eval/prelude.hpp\"\nnamespace quasi {\nconst PreludeFile kPreludeFiles[] = {\n")
+string(REPLACE "|" ";" FILES "${FILES}")
 set(count 0)
 foreach(f ${FILES})
   file(READ ${f} text)

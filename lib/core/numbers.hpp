@@ -35,7 +35,8 @@ Value num_sub(Value a, Value b);
 Value num_mul(Value a, Value b);
 Value num_div(Value a, Value b);  // "/": exact division by exact 0 raises
 // Comparisons: a and b must be real numbers (raise naming `who` otherwise).
-int num_compare(Value a, Value b, const char* who);  // -1, 0, 1; NaN compares false everywhere
+// -1, 0, 1, or 2 when unordered (either is a NaN): NaN compares false everywhere.
+int num_compare(Value a, Value b, const char* who);
 bool num_eq(Value a, Value b);   // =
 bool num_lt(Value a, Value b);   // <
 bool num_le(Value a, Value b);   // <=
@@ -52,5 +53,43 @@ uint64_t num_hash(Value v);      // consistent with num_eqv
 Value parse_number(std::string_view text, int default_radix = 10);
 // number->string: shortest representation that reads back to the same flonum.
 std::string number_to_string(Value n, int radix = 10);
+
+// ---- further operations (builtins/numeric.cpp; usable by other subsystems) -----------------
+// Each raises a standard error naming its Scheme procedure.
+void check_number(const char* who, Value v);  // "who: expected a number, got v"
+bool is_nan_value(Value v);                   // a NaN flonum
+Value num_negate(Value x);                    // unary -
+Value num_abs(Value x);
+Value num_exact(Value x, const char* who = "exact");  // raises for +inf.0 / +nan.0
+Value num_inexact(Value x);
+bool num_odd(Value x, const char* who);      // x an integer (2.0 allowed)
+enum class DivMode { Floor, Truncate };
+// floor/ and truncate/: integers (integral flonums allowed, inexact result); exact 0 raises.
+void num_integer_divide(Value a, Value b, DivMode mode, const char* who, Value* q, Value* r);
+Value num_gcd(Value a, Value b);
+Value num_lcm(Value a, Value b);
+enum class RoundMode { Floor, Ceiling, Truncate, Round };  // Round: to even
+Value num_round(Value x, RoundMode mode);
+Value num_numerator(Value x);
+Value num_denominator(Value x);
+Value num_rationalize(Value x, Value y);
+Value num_sqrt(Value x);  // exact for exact perfect squares; negative raises
+void num_exact_integer_sqrt(Value n, Value* s, Value* rest);
+Value num_expt(Value base, Value exponent);
+Value num_exp(Value x);
+Value num_log(Value x);
+Value num_log(Value x, Value base);
+enum class TrigFn { Sin, Cos, Tan, Asin, Acos, Atan };
+Value num_trig(TrigFn f, Value x);
+Value num_atan2(Value y, Value x);
+// SRFI 151 on exact integers of any size (two's complement semantics).
+Value num_bitwise_and(Value a, Value b);
+Value num_bitwise_or(Value a, Value b);
+Value num_bitwise_xor(Value a, Value b);
+Value num_bitwise_not(Value a);
+Value num_arithmetic_shift(Value n, Value count);
+Value num_bit_count(Value n);
+// The shortest text that reads back as d: "1.0", "-0.0", "1e100", "+inf.0", "+nan.0".
+std::string flonum_to_string(double d);
 
 }  // namespace quasi

@@ -158,6 +158,7 @@ Value make_global_cell(Value name) {
   GlobalCell* c = gc_alloc_object<GlobalCell>(Type::GlobalCell, sizeof(GlobalCell));
   c->value = kUnbound;
   c->name = name;
+  c->owner = kFalse;
   return make_ptr(c);
 }
 

@@ -150,8 +150,11 @@ inline Value make_box(Value v) {
 // A top-level binding. value == kUnbound until defined.
 struct GlobalCell : Object {
   Value value;
-  Value name;  // symbol
+  Value name;   // symbol
+  Value owner;  // the Environment that defined it (#f for none)
 };
+// Header flag: compiled code inlines the builtin this cell held (see vm/proto.hpp).
+constexpr uint64_t kInlinedCell = 1u << 9;
 Value make_global_cell(Value name);
 
 // ---- multiple values (only ever in transit between `values` and its consumer) ----------------

@@ -19,12 +19,24 @@ Value Environment::cell_for(Value sym) {
   auto it = table->find(sym);
   if (it != table->end() && has_type(it->second, Type::GlobalCell)) return it->second;
   Value cell = make_global_cell(sym);
+  cell.as<GlobalCell>()->owner = make_ptr(this);
+  (*table)[sym] = cell;
+  return cell;
+}
+
+Value Environment::define_cell(Value sym) {
+  auto it = table->find(sym);
+  if (it != table->end() && has_type(it->second, Type::GlobalCell) &&
+      it->second.as<GlobalCell>()->owner == make_ptr(this))
+    return it->second;
+  Value cell = make_global_cell(sym);
+  cell.as<GlobalCell>()->owner = make_ptr(this);
   (*table)[sym] = cell;
   return cell;
 }
 
 void Environment::bind(Value sym, Value binding) { (*table)[sym] = binding; }
 
-void Environment::define(Value sym, Value v) { cell_for(sym).as<GlobalCell>()->value = v; }
+void Environment::define(Value sym, Value v) { define_cell(sym).as<GlobalCell>()->value = v; }
 
 }  // namespace quasi

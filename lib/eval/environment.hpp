@@ -24,10 +24,15 @@ struct Environment : Object {
 
   // The binding of `sym`, or kUnbound.
   Value lookup(Value sym) const;
-  // The GlobalCell for `sym`, created unbound if absent. A syntactic binding is replaced.
+  // The GlobalCell `sym` refers to (possibly imported), created unbound if absent. A syntactic
+  // binding is replaced.
   Value cell_for(Value sym);
+  // The cell a top-level `define` of `sym` writes: this environment's own. Defining a name that
+  // was imported makes a new cell here, so the exporter (and code already compiled against the
+  // import) keeps the original.
+  Value define_cell(Value sym);
   void bind(Value sym, Value binding);
-  // Defines a variable: cell_for(sym)->value = v.
+  // Defines a variable: define_cell(sym)->value = v.
   void define(Value sym, Value v);
 };
 

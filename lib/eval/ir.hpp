@@ -107,5 +107,8 @@ struct SeqNode : Node {
 };
 
 Var* make_var(Value name);
+// The IR as readable Scheme, e.g. (lambda (x) (+ x 1)): globals by name, locals by name, or
+// name.id where two different variables (or a variable and a global) share a name.
+Value ir_to_datum(Node* n);
 
 }  // namespace quasi

@@ -49,16 +49,25 @@ class Reader {
   Value read();
   bool fold_case() const { return fold_case_; }
   void set_fold_case(bool on) { fold_case_ = on; }
+  // True when the last read() failed because the input ended inside a datum (open list, string,
+  // block comment, after a quote or #;). False after a success or any other read error.
+  bool incomplete() const { return incomplete_; }
 
  private:
   class Impl;
   CharSource& src_;
   bool fold_case_ = false;
+  bool incomplete_ = false;
   friend class Impl;
 };
 
 // True when `text` ends inside an unfinished datum (open list, string, block comment): the REPL
 // then asks for another line. Malformed but complete text returns false (reading reports it).
 bool datum_incomplete(std::string_view text);
+
+// Lexical classes shared with ports and the printer: whitespace (incl. Unicode spaces) and the
+// characters that end an identifier or number token (whitespace ( ) [ ] " ; | and end of input).
+bool reader_is_whitespace(int32_t c);
+bool reader_is_delimiter(int32_t c);
 
 }  // namespace quasi

@@ -1,0 +1,344 @@
+// numeric.cpp — the numeric primitives of (scheme base), (scheme inexact), the real part of
+// (scheme complex), and SRFI 151's core bitwise operations. The arithmetic itself lives in
+// core/numbers.cpp; these wrappers check arguments, fold variadic calls and name the procedure.
+#include <cmath>
+
+#include "builtins/registry.hpp"
+#include "core/numbers.hpp"
+
+namespace quasi {
+namespace {
+
+inline bool supplied(int argc, Value* argv, int i) { return argc > i && argv[i] != kDefault; }
+
+int radix_arg(const char* who, int argc, Value* argv, int i) {
+  if (!supplied(argc, argv, i)) return 10;
+  Value r = argv[i];
+  if (!r.is_fixnum()) type_error(who, "a radix (2, 8, 10 or 16)", r);
+  int64_t n = r.fixnum();
+  if (n != 2 && n != 8 && n != 10 && n != 16) range_error(who, "radix", r);
+  return static_cast<int>(n);
+}
+
+// ---- predicates ----------------------------------------------------------------------------
+
+QUASI_PRIM(p_number_p) { return make_bool(is_number(argv[0])); }
+QUASI_PRIM(p_rational_p) { return make_bool(is_rational_value(argv[0])); }
+QUASI_PRIM(p_integer_p) { return make_bool(is_integer_value(argv[0])); }
+QUASI_PRIM(p_exact_integer_p) { return make_bool(is_exact_integer(argv[0])); }
+QUASI_PRIM(p_exact_rational_p) { return make_bool(is_exact(argv[0])); }
+QUASI_PRIM(p_exact_p) {
+  check_number("exact?", argv[0]);
+  return make_bool(is_exact(argv[0]));
+}
+QUASI_PRIM(p_inexact_p) {
+  check_number("inexact?", argv[0]);
+  return make_bool(!is_exact(argv[0]));
+}
+QUASI_PRIM(p_nan_p) {
+  check_number("nan?", argv[0]);
+  return make_bool(is_nan_value(argv[0]));
+}
+QUASI_PRIM(p_infinite_p) {
+  check_number("infinite?", argv[0]);
+  return make_bool(is_flonum(argv[0]) && std::isinf(flonum_value(argv[0])));
+}
+QUASI_PRIM(p_finite_p) {
+  check_number("finite?", argv[0]);
+  return make_bool(!is_flonum(argv[0]) || std::isfinite(flonum_value(argv[0])));
+}
+
+// ---- comparisons: every argument is checked, even after the answer is known ----------------
+
+template <int kMode>  // 0 =, 1 <, 2 >, 3 <=, 4 >=
+Value compare_chain(const char* who, int argc, Value* argv) {
+  for (int i = 0; i < argc; i++) check_number(who, argv[i]);
+  bool ok = true;
+  for (int i = 0; i + 1 < argc && ok; i++) {
+    int c = num_compare(argv[i], argv[i + 1], who);
+    switch (kMode) {
+      case 0: ok = c == 0; break;
+      case 1: ok = c == -1; break;
+      case 2: ok = c == 1; break;
+      case 3: ok = c == -1 || c == 0; break;
+      default: ok = c == 1 || c == 0; break;
+    }
+  }
+  return make_bool(ok);
+}
+QUASI_PRIM(p_num_eq) { return compare_chain<0>("=", argc, argv); }
+QUASI_PRIM(p_num_lt) { return compare_chain<1>("<", argc, argv); }
+QUASI_PRIM(p_num_gt) { return compare_chain<2>(">", argc, argv); }
+QUASI_PRIM(p_num_le) { return compare_chain<3>("<=", argc, argv); }
+QUASI_PRIM(p_num_ge) { return compare_chain<4>(">=", argc, argv); }
+
+QUASI_PRIM(p_zero_p) { return make_bool(num_compare(argv[0], make_fixnum(0), "zero?") == 0); }
+QUASI_PRIM(p_positive_p) {
+  return make_bool(num_compare(argv[0], make_fixnum(0), "positive?") == 1);
+}
+QUASI_PRIM(p_negative_p) {
+  return make_bool(num_compare(argv[0], make_fixnum(0), "negative?") == -1);
+}
+QUASI_PRIM(p_odd_p) { return make_bool(num_odd(argv[0], "odd?")); }
+QUASI_PRIM(p_even_p) { return make_bool(!num_odd(argv[0], "even?")); }
+
+// max / min: any inexact argument makes the result inexact; a NaN wins.
+Value extremum(const char* who, int want, int argc, Value* argv) {
+  bool inexact = false;
+  for (int i = 0; i < argc; i++) {
+    check_number(who, argv[i]);
+    if (!is_exact(argv[i])) inexact = true;
+  }
+  Value best = argv[0];
+  for (int i = 1; i < argc; i++) {
+    if (is_nan_value(best)) break;
+    int c = num_compare(argv[i], best, who);
+    if (c == 2 || c == want) best = argv[i];
+  }
+  return inexact ? num_inexact(best) : best;
+}
+QUASI_PRIM(p_max) { return extremum("max", 1, argc, argv); }
+QUASI_PRIM(p_min) { return extremum("min", -1, argc, argv); }
+
+// ---- arithmetic ----------------------------------------------------------------------------
+
+QUASI_PRIM(p_add) {
+  if (argc == 0) return make_fixnum(0);
+  check_number("+", argv[0]);
+  Value acc = argv[0];
+  for (int i = 1; i < argc; i++) acc = num_add(acc, argv[i]);
+  return acc;
+}
+QUASI_PRIM(p_mul) {
+  if (argc == 0) return make_fixnum(1);
+  check_number("*", argv[0]);
+  Value acc = argv[0];
+  for (int i = 1; i < argc; i++) acc = num_mul(acc, argv[i]);
+  return acc;
+}
+QUASI_PRIM(p_sub) {
+  if (argc == 1) return num_negate(argv[0]);
+  Value acc = argv[0];
+  for (int i = 1; i < argc; i++) acc = num_sub(acc, argv[i]);
+  return acc;
+}
+QUASI_PRIM(p_div) {
+  if (argc == 1) return num_div(make_fixnum(1), argv[0]);
+  Value acc = argv[0];
+  for (int i = 1; i < argc; i++) acc = num_div(acc, argv[i]);
+  return acc;
+}
+QUASI_PRIM(p_abs) { return num_abs(argv[0]); }
+QUASI_PRIM(p_square) {
+  check_number("square", argv[0]);
+  return num_mul(argv[0], argv[0]);
+}
+
+QUASI_PRIM(p_quotient) { return num_quotient(argv[0], argv[1]); }
+QUASI_PRIM(p_remainder) { return num_remainder(argv[0], argv[1]); }
+QUASI_PRIM(p_modulo) { return num_modulo(argv[0], argv[1]); }
+
+QUASI_PRIM(p_floor_div) {
+  Value qr[2];
+  num_integer_divide(argv[0], argv[1], DivMode::Floor, "floor/", &qr[0], &qr[1]);
+  return make_values(2, qr);
+}
+QUASI_PRIM(p_floor_quotient) {
+  Value q;
+  num_integer_divide(argv[0], argv[1], DivMode::Floor, "floor-quotient", &q, nullptr);
+  return q;
+}
+QUASI_PRIM(p_floor_remainder) {
+  Value r;
+  num_integer_divide(argv[0], argv[1], DivMode::Floor, "floor-remainder", nullptr, &r);
+  return r;
+}
+QUASI_PRIM(p_truncate_div) {
+  Value qr[2];
+  num_integer_divide(argv[0], argv[1], DivMode::Truncate, "truncate/", &qr[0], &qr[1]);
+  return make_values(2, qr);
+}
+QUASI_PRIM(p_truncate_quotient) {
+  Value q;
+  num_integer_divide(argv[0], argv[1], DivMode::Truncate, "truncate-quotient", &q, nullptr);
+  return q;
+}
+QUASI_PRIM(p_truncate_remainder) {
+  Value r;
+  num_integer_divide(argv[0], argv[1], DivMode::Truncate, "truncate-remainder", nullptr, &r);
+  return r;
+}
+
+QUASI_PRIM(p_gcd) {
+  if (argc == 0) return make_fixnum(0);
+  Value acc = num_gcd(argv[0], make_fixnum(0));  // checks the argument, takes |x|
+  for (int i = 1; i < argc; i++) acc = num_gcd(acc, argv[i]);
+  return acc;
+}
+QUASI_PRIM(p_lcm) {
+  if (argc == 0) return make_fixnum(1);
+  Value acc = num_lcm(argv[0], make_fixnum(1));
+  for (int i = 1; i < argc; i++) acc = num_lcm(acc, argv[i]);
+  return acc;
+}
+
+QUASI_PRIM(p_numerator) { return num_numerator(argv[0]); }
+QUASI_PRIM(p_denominator) { return num_denominator(argv[0]); }
+QUASI_PRIM(p_floor) { return num_round(argv[0], RoundMode::Floor); }
+QUASI_PRIM(p_ceiling) { return num_round(argv[0], RoundMode::Ceiling); }
+QUASI_PRIM(p_truncate) { return num_round(argv[0], RoundMode::Truncate); }
+QUASI_PRIM(p_round) { return num_round(argv[0], RoundMode::Round); }
+QUASI_PRIM(p_rationalize) { return num_rationalize(argv[0], argv[1]); }
+
+// ---- (scheme inexact) ------------------------------------------------------------------------
+
+QUASI_PRIM(p_exp) { return num_exp(argv[0]); }
+QUASI_PRIM(p_log) {
+  if (supplied(argc, argv, 1)) return num_log(argv[0], argv[1]);
+  return num_log(argv[0]);
+}
+QUASI_PRIM(p_sin) { return num_trig(TrigFn::Sin, argv[0]); }
+QUASI_PRIM(p_cos) { return num_trig(TrigFn::Cos, argv[0]); }
+QUASI_PRIM(p_tan) { return num_trig(TrigFn::Tan, argv[0]); }
+QUASI_PRIM(p_asin) { return num_trig(TrigFn::Asin, argv[0]); }
+QUASI_PRIM(p_acos) { return num_trig(TrigFn::Acos, argv[0]); }
+QUASI_PRIM(p_atan) {
+  if (supplied(argc, argv, 1)) return num_atan2(argv[0], argv[1]);
+  return num_trig(TrigFn::Atan, argv[0]);
+}
+QUASI_PRIM(p_sqrt) { return num_sqrt(argv[0]); }
+QUASI_PRIM(p_exact_integer_sqrt) {
+  Value sr[2];
+  num_exact_integer_sqrt(argv[0], &sr[0], &sr[1]);
+  return make_values(2, sr);
+}
+QUASI_PRIM(p_expt) { return num_expt(argv[0], argv[1]); }
+
+QUASI_PRIM(p_exact) { return num_exact(argv[0], "exact"); }
+QUASI_PRIM(p_inexact) {
+  check_number("inexact", argv[0]);
+  return num_inexact(argv[0]);
+}
+QUASI_PRIM(p_inexact_to_exact) { return num_exact(argv[0], "inexact->exact"); }
+QUASI_PRIM(p_exact_to_inexact) {
+  check_number("exact->inexact", argv[0]);
+  return num_inexact(argv[0]);
+}
+
+// ---- text ------------------------------------------------------------------------------------
+
+QUASI_PRIM(p_number_to_string) {
+  check_number("number->string", argv[0]);
+  int radix = radix_arg("number->string", argc, argv, 1);
+  return make_string_utf8(number_to_string(argv[0], radix));
+}
+QUASI_PRIM(p_string_to_number) {
+  if (!is_string(argv[0])) type_error("string->number", "a string", argv[0]);
+  int radix = radix_arg("string->number", argc, argv, 1);
+  return parse_number(string_to_utf8(argv[0]), radix);
+}
+
+// ---- SRFI 151 --------------------------------------------------------------------------------
+
+QUASI_PRIM(p_bitwise_and) {
+  Value acc = make_fixnum(-1);
+  for (int i = 0; i < argc; i++) acc = num_bitwise_and(acc, argv[i]);
+  return acc;
+}
+QUASI_PRIM(p_bitwise_or) {
+  Value acc = make_fixnum(0);
+  for (int i = 0; i < argc; i++) acc = num_bitwise_or(acc, argv[i]);
+  return acc;
+}
+QUASI_PRIM(p_bitwise_xor) {
+  Value acc = make_fixnum(0);
+  for (int i = 0; i < argc; i++) acc = num_bitwise_xor(acc, argv[i]);
+  return acc;
+}
+QUASI_PRIM(p_bitwise_not) { return num_bitwise_not(argv[0]); }
+QUASI_PRIM(p_arithmetic_shift) { return num_arithmetic_shift(argv[0], argv[1]); }
+QUASI_PRIM(p_bit_count) { return num_bit_count(argv[0]); }
+
+// Multiple values are not constants the optimizer can fold into code.
+constexpr uint32_t kPureRaise = kPure | kMayRaise;
+constexpr uint32_t kText = kPure | kFoldable | kAllocates | kMayRaise;
+
+const PrimDef kNumericPrims[] = {
+    {"number?", p_number_p, 1, 1, kPureFold},
+    {"complex?", p_number_p, 1, 1, kPureFold},
+    {"real?", p_number_p, 1, 1, kPureFold},
+    {"rational?", p_rational_p, 1, 1, kPureFold},
+    {"integer?", p_integer_p, 1, 1, kPureFold},
+    {"exact-integer?", p_exact_integer_p, 1, 1, kPureFold},
+    {"exact-rational?", p_exact_rational_p, 1, 1, kPureFold},
+    {"exact?", p_exact_p, 1, 1, kPureFoldRaise},
+    {"inexact?", p_inexact_p, 1, 1, kPureFoldRaise},
+    {"nan?", p_nan_p, 1, 1, kPureFoldRaise},
+    {"infinite?", p_infinite_p, 1, 1, kPureFoldRaise},
+    {"finite?", p_finite_p, 1, 1, kPureFoldRaise},
+    {"=", p_num_eq, 1, -1, kPureFoldRaise},
+    {"<", p_num_lt, 1, -1, kPureFoldRaise},
+    {">", p_num_gt, 1, -1, kPureFoldRaise},
+    {"<=", p_num_le, 1, -1, kPureFoldRaise},
+    {">=", p_num_ge, 1, -1, kPureFoldRaise},
+    {"zero?", p_zero_p, 1, 1, kPureFoldRaise},
+    {"positive?", p_positive_p, 1, 1, kPureFoldRaise},
+    {"negative?", p_negative_p, 1, 1, kPureFoldRaise},
+    {"odd?", p_odd_p, 1, 1, kPureFoldRaise},
+    {"even?", p_even_p, 1, 1, kPureFoldRaise},
+    {"max", p_max, 1, -1, kPureFoldRaise},
+    {"min", p_min, 1, -1, kPureFoldRaise},
+    {"+", p_add, 0, -1, kPureFoldRaise},
+    {"*", p_mul, 0, -1, kPureFoldRaise},
+    {"-", p_sub, 1, -1, kPureFoldRaise},
+    {"/", p_div, 1, -1, kPureFoldRaise},
+    {"abs", p_abs, 1, 1, kPureFoldRaise},
+    {"square", p_square, 1, 1, kPureFoldRaise},
+    {"quotient", p_quotient, 2, 2, kPureFoldRaise},
+    {"remainder", p_remainder, 2, 2, kPureFoldRaise},
+    {"modulo", p_modulo, 2, 2, kPureFoldRaise},
+    {"floor/", p_floor_div, 2, 2, kPureRaise},
+    {"floor-quotient", p_floor_quotient, 2, 2, kPureFoldRaise},
+    {"floor-remainder", p_floor_remainder, 2, 2, kPureFoldRaise},
+    {"truncate/", p_truncate_div, 2, 2, kPureRaise},
+    {"truncate-quotient", p_truncate_quotient, 2, 2, kPureFoldRaise},
+    {"truncate-remainder", p_truncate_remainder, 2, 2, kPureFoldRaise},
+    {"gcd", p_gcd, 0, -1, kPureFoldRaise},
+    {"lcm", p_lcm, 0, -1, kPureFoldRaise},
+    {"numerator", p_numerator, 1, 1, kPureFoldRaise},
+    {"denominator", p_denominator, 1, 1, kPureFoldRaise},
+    {"floor", p_floor, 1, 1, kPureFoldRaise},
+    {"ceiling", p_ceiling, 1, 1, kPureFoldRaise},
+    {"truncate", p_truncate, 1, 1, kPureFoldRaise},
+    {"round", p_round, 1, 1, kPureFoldRaise},
+    {"rationalize", p_rationalize, 2, 2, kPureFoldRaise},
+    {"exp", p_exp, 1, 1, kPureFoldRaise},
+    {"log", p_log, 1, 2, kPureFoldRaise},
+    {"sin", p_sin, 1, 1, kPureFoldRaise},
+    {"cos", p_cos, 1, 1, kPureFoldRaise},
+    {"tan", p_tan, 1, 1, kPureFoldRaise},
+    {"asin", p_asin, 1, 1, kPureFoldRaise},
+    {"acos", p_acos, 1, 1, kPureFoldRaise},
+    {"atan", p_atan, 1, 2, kPureFoldRaise},
+    {"sqrt", p_sqrt, 1, 1, kPureFoldRaise},
+    {"exact-integer-sqrt", p_exact_integer_sqrt, 1, 1, kPureRaise},
+    {"expt", p_expt, 2, 2, kPureFoldRaise},
+    {"exact", p_exact, 1, 1, kPureFoldRaise},
+    {"inexact", p_inexact, 1, 1, kPureFoldRaise},
+    {"inexact->exact", p_inexact_to_exact, 1, 1, kPureFoldRaise},
+    {"exact->inexact", p_exact_to_inexact, 1, 1, kPureFoldRaise},
+    {"number->string", p_number_to_string, 1, 2, kText},
+    {"string->number", p_string_to_number, 1, 2, kText},
+    {"bitwise-and", p_bitwise_and, 0, -1, kPureFoldRaise},
+    {"bitwise-or", p_bitwise_or, 0, -1, kPureFoldRaise},
+    {"bitwise-xor", p_bitwise_xor, 0, -1, kPureFoldRaise},
+    {"bitwise-not", p_bitwise_not, 1, 1, kPureFoldRaise},
+    {"arithmetic-shift", p_arithmetic_shift, 2, 2, kPureFoldRaise},
+    {"bit-count", p_bit_count, 1, 1, kPureFoldRaise},
+};
+
+}  // namespace
+
+void register_numeric_primitives(Environment* env) { install_primitives(env, kNumericPrims); }
+
+}  // namespace quasi

@@ -1,0 +1,26 @@
+// equality.hpp — Scheme's equivalence predicates and hash functions consistent with them.
+//
+//   eqv(a, b)   eqv?: identity, except numbers (num_eqv: same exactness and value) and characters
+//               (immediates, so identity already works).
+//   equal(a, b) equal?: structural on pairs, vectors, strings and bytevectors, eqv? elsewhere.
+//               Terminates on cyclic structures (two structures are equal when their infinite
+//               unfoldings are) and never overflows the C stack: a bounded recursive fast phase
+//               falls back to an iterative walk with an explicit stack, which after a fixed
+//               number of steps starts unioning visited object pairs (union-find) so that each
+//               pair of nodes is compared at most once.
+//   equal_hash  structural hash with bounded work: equal? values hash equally (also cyclic ones).
+//   eqv_hash    consistent with eqv?.
+#pragma once
+
+#include <cstdint>
+
+#include "core/value.hpp"
+
+namespace quasi {
+
+bool eqv(Value a, Value b);
+bool equal(Value a, Value b);
+uint64_t eqv_hash(Value v);
+uint64_t equal_hash(Value v);
+
+}  // namespace quasi

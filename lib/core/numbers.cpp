@@ -1,0 +1,1280 @@
+// numbers.cpp — the numeric tower: fixnums, bignums and ratnums (GMP), flonums (IEEE double).
+//
+// Dispatch is on a small NumKind. Exact operations run on GMP temporaries (RAII wrappers Z / Q
+// below, limbs in GC memory) and finish with take_z / take_q, which normalize the result and
+// move the limbs into a fresh heap object. Exact -> double conversion is correctly rounded
+// (round to nearest even), including subnormals; double -> exact is exact (mpq_set_d).
+#include "core/numbers.hpp"
+
+#include <charconv>
+#include <climits>
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <numeric>
+#include <vector>
+
+#include "core/error.hpp"
+
+namespace quasi {
+namespace {
+
+enum NumKind { kNotNumber = 0, kFix, kBig, kRat, kFlo };
+
+inline NumKind kind_of(Value v) {
+  if (v.is_fixnum()) return kFix;
+  if (!v.is_ptr()) return kNotNumber;
+  switch (v.obj()->type()) {
+    case Type::Flonum: return kFlo;
+    case Type::Bignum: return kBig;
+    case Type::Ratnum: return kRat;
+    default: return kNotNumber;
+  }
+}
+
+inline NumKind check_num(const char* who, Value v) {
+  NumKind k = kind_of(v);
+  if (k == kNotNumber) type_error(who, "a number", v);
+  return k;
+}
+
+// Upper bound on the size of exact results that could take very long to compute (expt,
+// arithmetic-shift, #e literals): refused with a 'limit condition.
+constexpr uint64_t kMaxResultBits = uint64_t(1) << 24;
+// Largest |decimal exponent| accepted in an exact (#e) literal.
+constexpr int64_t kMaxExactDecimalExponent = 1000000;
+
+[[noreturn]] void too_large(const char* who) {
+  throw_condition("limit", who, "result too large");
+}
+[[noreturn]] void divide_by_zero(const char* who) {
+  throw_condition("divide-by-zero", who, "division by zero");
+}
+[[noreturn]] void complex_result(const char* who) {
+  throw_error(who, "complex results are not supported");
+}
+
+// GMP temporaries. Freeing is a no-op (the collector owns the limbs), but clearing keeps the
+// code correct should that change.
+struct Z {
+  mpz_t v;
+  Z() { mpz_init(v); }
+  ~Z() { mpz_clear(v); }
+  Z(const Z&) = delete;
+  Z& operator=(const Z&) = delete;
+};
+struct Q {
+  mpq_t v;
+  Q() { mpq_init(v); }
+  ~Q() { mpq_clear(v); }
+  Q(const Q&) = delete;
+  Q& operator=(const Q&) = delete;
+};
+
+// Exact integer v (fixnum or bignum) as a read-only mpz; tmp holds a fixnum's value.
+mpz_srcptr zref(Value v, Z& tmp) {
+  if (v.is_fixnum()) {
+    mpz_set_si(tmp.v, v.fixnum());
+    return tmp.v;
+  }
+  return &v.as<Bignum>()->z;
+}
+// Exact number v (fixnum, bignum, ratnum) as a read-only mpq.
+mpq_srcptr qref(Value v, Q& tmp) {
+  if (v.is_fixnum()) {
+    mpq_set_si(tmp.v, v.fixnum(), 1);
+    return tmp.v;
+  }
+  if (is_bignum(v)) {
+    mpq_set_z(tmp.v, &v.as<Bignum>()->z);
+    return tmp.v;
+  }
+  return &v.as<Ratnum>()->q;
+}
+
+// Normalizes z into a Value, moving its limbs into the heap object (z is left as 0).
+Value take_z(mpz_ptr z) {
+  if (mpz_fits_slong_p(z)) {
+    long n = mpz_get_si(z);
+    if (fits_fixnum(n)) return make_fixnum(n);
+  }
+  Bignum* b = gc_alloc_object<Bignum>(Type::Bignum, sizeof(Bignum));
+  b->z = *z;
+  mpz_init(z);
+  return make_ptr(b);
+}
+// q must be canonical. Moves its limbs like take_z.
+Value take_q(mpq_ptr q) {
+  if (mpz_cmp_ui(mpq_denref(q), 1) == 0) return take_z(mpq_numref(q));
+  Ratnum* r = gc_alloc_object<Ratnum>(Type::Ratnum, sizeof(Ratnum));
+  r->q = *q;
+  mpq_init(q);
+  return make_ptr(r);
+}
+
+inline int sign_of_exact(Value v) {
+  if (v.is_fixnum()) return (v.fixnum() > 0) - (v.fixnum() < 0);
+  if (is_bignum(v)) return mpz_sgn(&v.as<Bignum>()->z);
+  return mpq_sgn(&v.as<Ratnum>()->q);
+}
+
+// ---- exact <-> double ----------------------------------------------------------------------
+
+// Rounds t * 2^-k to the nearest double (ties to even). t > 0; `sticky` says nonzero bits were
+// already discarded below t. Callers pass at least 55 significant bits when sticky is set.
+double round_scaled(mpz_srcptr t, long k, bool sticky) {
+  long nb = static_cast<long>(mpz_sizeinbase(t, 2));
+  long e = nb - 1 - k;  // binary exponent of the leading bit
+  long prec = 53;
+  if (e < -1022) prec = 53 - (-1022 - e);  // subnormal: fewer bits survive
+  long drop = nb - prec;
+  double m;
+  long scale;
+  if (drop <= 0) {
+    m = static_cast<double>(mpz_get_ui(t));  // at most 53 bits: exact
+    scale = -k;
+  } else {
+    Z q;
+    mpz_tdiv_q_2exp(q.v, t, static_cast<mp_bitcnt_t>(drop));
+    uint64_t mm = mpz_get_ui(q.v);
+    bool half = mpz_tstbit(t, static_cast<mp_bitcnt_t>(drop - 1));
+    bool low = sticky || (drop >= 2 && mpz_scan1(t, 0) < static_cast<mp_bitcnt_t>(drop - 1));
+    if (half && (low || (mm & 1))) mm++;
+    m = static_cast<double>(mm);  // at most 2^53: exact
+    scale = drop - k;
+  }
+  if (scale > 4000) scale = 4000;
+  if (scale < -4000) scale = -4000;
+  return std::ldexp(m, static_cast<int>(scale));
+}
+
+double mpz_to_double(mpz_srcptr z) {
+  if (mpz_sizeinbase(z, 2) <= 53) return mpz_get_d(z);  // exact
+  Z a;
+  mpz_abs(a.v, z);
+  double d = round_scaled(a.v, 0, false);
+  return mpz_sgn(z) < 0 ? -d : d;
+}
+
+double mpq_to_double(mpq_srcptr q) {
+  mpz_srcptr num = mpq_numref(q), den = mpq_denref(q);
+  if (mpz_cmp_ui(den, 1) == 0) return mpz_to_double(num);
+  if (mpz_sgn(num) == 0) return 0.0;
+  if (mpz_sizeinbase(num, 2) <= 53 && mpz_sizeinbase(den, 2) <= 53) {
+    // Both exact as doubles: one correctly rounded division.
+    return mpz_get_d(num) / mpz_get_d(den);
+  }
+  Z a, t, r;
+  mpz_abs(a.v, num);
+  long bp = static_cast<long>(mpz_sizeinbase(a.v, 2));
+  long bd = static_cast<long>(mpz_sizeinbase(den, 2));
+  long k = 55 + bd - bp;
+  if (k < 0) k = 0;
+  mpz_mul_2exp(a.v, a.v, static_cast<mp_bitcnt_t>(k));
+  mpz_tdiv_qr(t.v, r.v, a.v, den);
+  double d = round_scaled(t.v, k, mpz_sgn(r.v) != 0);
+  return mpz_sgn(num) < 0 ? -d : d;
+}
+
+inline double to_double(Value v) {
+  switch (kind_of(v)) {
+    case kFix: return static_cast<double>(v.fixnum());
+    case kBig: return mpz_to_double(&v.as<Bignum>()->z);
+    case kRat: return mpq_to_double(&v.as<Ratnum>()->q);
+    case kFlo: return flonum_value(v);
+    default: type_error(nullptr, "a number", v);
+  }
+}
+
+// The exact value of a finite double.
+Value exact_from_double(double d) {
+  if (d == std::trunc(d) && std::fabs(d) < 4611686018427387904.0) {  // |d| < 2^62
+    return make_fixnum(static_cast<int64_t>(d));
+  }
+  Q q;
+  mpq_set_d(q.v, d);
+  mpq_canonicalize(q.v);
+  return take_q(q.v);
+}
+
+inline bool is_integral_double(double d) { return std::isfinite(d) && d == std::trunc(d); }
+
+// An exact integer or an integral flonum; sets *inexact for the latter.
+void check_integer(const char* who, Value v, bool* inexact) {
+  NumKind k = kind_of(v);
+  if (k == kFix || k == kBig) return;
+  if (k == kFlo && is_integral_double(flonum_value(v))) {
+    *inexact = true;
+    return;
+  }
+  type_error(who, "an integer", v);
+}
+// The exact integer value of v (exact integer or integral flonum).
+mpz_srcptr int_ref(Value v, Z& tmp) {
+  if (is_flonum(v)) {
+    mpz_set_d(tmp.v, flonum_value(v));
+    return tmp.v;
+  }
+  return zref(v, tmp);
+}
+inline Value int_result(mpz_ptr z, bool inexact) {
+  return inexact ? make_flonum(mpz_to_double(z)) : take_z(z);
+}
+
+void check_exact_integer(const char* who, Value v) {
+  if (!is_exact_integer(v)) type_error(who, "an exact integer", v);
+}
+
+// ---- generic arithmetic --------------------------------------------------------------------
+
+enum class Op { Add, Sub, Mul };
+
+Value arith(Op op, Value a, Value b, const char* who) {
+  if (a.is_fixnum() && b.is_fixnum()) {
+    int64_t x = a.fixnum(), y = b.fixnum(), r;
+    bool overflow = false;
+    switch (op) {
+      case Op::Add: overflow = __builtin_add_overflow(x, y, &r); break;
+      case Op::Sub: overflow = __builtin_sub_overflow(x, y, &r); break;
+      case Op::Mul: overflow = __builtin_mul_overflow(x, y, &r); break;
+    }
+    if (!overflow) return make_integer(r);
+    Z z;
+    mpz_set_si(z.v, x);
+    mpz_mul_si(z.v, z.v, y);  // only multiplication can overflow int64
+    return take_z(z.v);
+  }
+  NumKind ka = check_num(who, a), kb = check_num(who, b);
+  if (ka == kFlo || kb == kFlo) {
+    double x = to_double(a), y = to_double(b);
+    switch (op) {
+      case Op::Add: return make_flonum(x + y);
+      case Op::Sub: return make_flonum(x - y);
+      case Op::Mul: return make_flonum(x * y);
+    }
+  }
+  if (ka == kRat || kb == kRat) {
+    Q ta, tb, r;
+    mpq_srcptr qa = qref(a, ta), qb = qref(b, tb);
+    switch (op) {
+      case Op::Add: mpq_add(r.v, qa, qb); break;
+      case Op::Sub: mpq_sub(r.v, qa, qb); break;
+      case Op::Mul: mpq_mul(r.v, qa, qb); break;
+    }
+    return take_q(r.v);
+  }
+  Z ta, tb, r;
+  mpz_srcptr za = zref(a, ta), zb = zref(b, tb);
+  switch (op) {
+    case Op::Add: mpz_add(r.v, za, zb); break;
+    case Op::Sub: mpz_sub(r.v, za, zb); break;
+    case Op::Mul: mpz_mul(r.v, za, zb); break;
+  }
+  return take_z(r.v);
+}
+
+Value divide(Value a, Value b, const char* who) {
+  NumKind ka = check_num(who, a), kb = check_num(who, b);
+  if (ka == kFlo || kb == kFlo) return make_flonum(to_double(a) / to_double(b));
+  if (b == make_fixnum(0)) divide_by_zero(who);
+  if (ka == kFix && kb == kFix) {
+    int64_t x = a.fixnum(), y = b.fixnum();
+    if (x % y == 0) return make_integer(x / y);
+  }
+  Q ta, tb, r;
+  mpq_srcptr qa = qref(a, ta), qb = qref(b, tb);
+  mpq_div(r.v, qa, qb);
+  return take_q(r.v);
+}
+
+// Exact comparison of two exact numbers.
+int compare_exact(Value a, Value b, NumKind ka, NumKind kb) {
+  if (ka == kRat || kb == kRat) {
+    Q ta, tb;
+    int c = mpq_cmp(qref(a, ta), qref(b, tb));
+    return (c > 0) - (c < 0);
+  }
+  if (ka == kFix && kb == kFix) return (a.fixnum() > b.fixnum()) - (a.fixnum() < b.fixnum());
+  // A bignum lies outside the fixnum range, so its sign decides against a fixnum.
+  if (ka == kFix) return -mpz_sgn(&b.as<Bignum>()->z);
+  if (kb == kFix) return mpz_sgn(&a.as<Bignum>()->z);
+  int c = mpz_cmp(&a.as<Bignum>()->z, &b.as<Bignum>()->z);
+  return (c > 0) - (c < 0);
+}
+
+int compare(Value a, Value b, const char* who) {
+  if (a.is_fixnum() && b.is_fixnum()) return (a.fixnum() > b.fixnum()) - (a.fixnum() < b.fixnum());
+  NumKind ka = check_num(who, a), kb = check_num(who, b);
+  if (ka == kFlo && kb == kFlo) {
+    double x = flonum_value(a), y = flonum_value(b);
+    if (std::isnan(x) || std::isnan(y)) return 2;
+    return (x > y) - (x < y);
+  }
+  if (ka == kFlo || kb == kFlo) {
+    // Mixed: compare exactly, so that = stays transitive.
+    bool flip = kb == kFlo;
+    double d = flonum_value(flip ? b : a);
+    Value e = flip ? a : b;
+    NumKind ke = flip ? ka : kb;
+    int c;
+    if (std::isnan(d)) return 2;
+    if (std::isinf(d)) {
+      c = d > 0 ? 1 : -1;
+    } else if (ke == kFix && std::llabs(e.fixnum()) <= (int64_t(1) << 53)) {
+      double x = static_cast<double>(e.fixnum());
+      c = (d > x) - (d < x);
+    } else {
+      Value de = exact_from_double(d);
+      c = compare_exact(de, e, kind_of(de), ke);
+    }
+    return flip ? -c : c;
+  }
+  return compare_exact(a, b, ka, kb);
+}
+
+// Quotient and remainder of integers (integral flonums allowed).
+void int_divide(Value a, Value b, DivMode mode, const char* who, Value* q, Value* r) {
+  bool inexact = false;
+  check_integer(who, a, &inexact);
+  check_integer(who, b, &inexact);
+  if (a.is_fixnum() && b.is_fixnum()) {
+    int64_t x = a.fixnum(), y = b.fixnum();
+    if (y == 0) divide_by_zero(who);
+    int64_t qq = x / y, rr = x % y;
+    if (mode == DivMode::Floor && rr != 0 && ((rr < 0) != (y < 0))) {
+      qq -= 1;
+      rr += y;
+    }
+    if (q) *q = make_integer(qq);  // kFixnumMin / -1 needs a bignum
+    if (r) *r = make_fixnum(rr);
+    return;
+  }
+  Z ta, tb, zq, zr;
+  mpz_srcptr za = int_ref(a, ta), zb = int_ref(b, tb);
+  if (mpz_sgn(zb) == 0) divide_by_zero(who);
+  if (mode == DivMode::Floor) mpz_fdiv_qr(zq.v, zr.v, za, zb);
+  else mpz_tdiv_qr(zq.v, zr.v, za, zb);
+  if (q) *q = int_result(zq.v, inexact);
+  if (r) *r = int_result(zr.v, inexact);
+}
+
+uint64_t mix64(uint64_t x) {
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ULL;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebULL;
+  x ^= x >> 31;
+  return x;
+}
+uint64_t hash_mpz(mpz_srcptr z) {
+  uint64_t h = mix64(static_cast<uint64_t>(mpz_sgn(z)) + 0x9e3779b97f4a7c15ULL);
+  size_t n = mpz_size(z);
+  for (size_t i = 0; i < n; i++) h = mix64(h ^ mpz_getlimbn(z, i));
+  return h;
+}
+
+// Natural logarithm of a positive exact integer of any size.
+double log_mpz(mpz_srcptr z) {
+  if (mpz_sizeinbase(z, 2) <= 1000) return std::log(mpz_to_double(z));
+  long e;
+  double m = mpz_get_d_2exp(&e, z);
+  return std::log(m) + static_cast<double>(e) * M_LN2;
+}
+
+// log of any number; negative arguments would need complex results.
+double log_of(Value x, const char* who) {
+  switch (check_num(who, x)) {
+    case kFix:
+      if (x.fixnum() < 0) complex_result(who);
+      return std::log(static_cast<double>(x.fixnum()));
+    case kBig:
+      if (mpz_sgn(&x.as<Bignum>()->z) < 0) complex_result(who);
+      return log_mpz(&x.as<Bignum>()->z);
+    case kRat: {
+      mpq_srcptr q = &x.as<Ratnum>()->q;
+      if (mpq_sgn(q) < 0) complex_result(who);
+      double d = mpq_to_double(q);
+      if (std::isnormal(d)) return std::log(d);
+      return log_mpz(mpq_numref(q)) - log_mpz(mpq_denref(q));
+    }
+    default: {
+      double d = flonum_value(x);
+      if (d < 0) complex_result(who);
+      return std::log(d);
+    }
+  }
+}
+
+// sqrt of a non-negative exact integer as a double (also beyond the double range of z).
+double sqrt_mpz_double(mpz_srcptr z) {
+  if (mpz_sizeinbase(z, 2) <= 1000) return std::sqrt(mpz_to_double(z));
+  Z s;
+  mpz_sqrt(s.v, z);
+  return mpz_to_double(s.v);
+}
+
+// base^e for an exact base and exact integer exponent.
+Value expt_exact(Value base, Value e) {
+  const char* who = "expt";
+  int se = sign_of_exact(e);
+  if (se == 0) return make_fixnum(1);
+  if (base == make_fixnum(0)) {
+    if (se < 0) divide_by_zero(who);
+    return base;
+  }
+  if (base == make_fixnum(1)) return base;
+  if (base == make_fixnum(-1)) {
+    bool odd = e.is_fixnum() ? (e.fixnum() & 1) : mpz_odd_p(&e.as<Bignum>()->z);
+    return odd ? base : make_fixnum(1);
+  }
+  int64_t ee;
+  if (!integer_to_int64(e, &ee)) too_large(who);
+  uint64_t ue = ee < 0 ? static_cast<uint64_t>(-(ee + 1)) + 1 : static_cast<uint64_t>(ee);
+  Q tb;
+  mpq_srcptr q = qref(base, tb);
+  uint64_t bn = mpz_sizeinbase(mpq_numref(q), 2), bd = mpz_sizeinbase(mpq_denref(q), 2);
+  // A lower bound of the result's size in bits.
+  unsigned __int128 est = static_cast<unsigned __int128>((bn - 1) + (bd - 1)) * ue;
+  if (est > kMaxResultBits) too_large(who);
+  Q r;
+  mpz_pow_ui(mpq_numref(r.v), mpq_numref(q), ue);
+  mpz_pow_ui(mpq_denref(r.v), mpq_denref(q), ue);
+  if (se < 0) {
+    mpz_swap(mpq_numref(r.v), mpq_denref(r.v));
+    if (mpz_sgn(mpq_denref(r.v)) < 0) {
+      mpz_neg(mpq_numref(r.v), mpq_numref(r.v));
+      mpz_neg(mpq_denref(r.v), mpq_denref(r.v));
+    }
+  }
+  return take_q(r.v);  // coprime powers of coprime numbers: canonical
+}
+
+// Exact root for (expt exact p/q): the q-th root of a non-negative exact base, when exact.
+bool exact_root(Value base, Value e, Value* out) {
+  mpq_srcptr qe = &e.as<Ratnum>()->q;
+  if (!mpz_fits_ulong_p(mpq_denref(qe))) return false;
+  unsigned long n = mpz_get_ui(mpq_denref(qe));
+  if (n > (1ul << 20)) return false;
+  Q tb;
+  mpq_srcptr qb = qref(base, tb);
+  Q root;
+  if (!mpz_root(mpq_numref(root.v), mpq_numref(qb), n)) return false;
+  if (!mpz_root(mpq_denref(root.v), mpq_denref(qb), n)) return false;
+  Value rv = take_q(root.v);
+  Z tn;
+  mpz_set(tn.v, mpq_numref(qe));
+  *out = expt_exact(rv, take_z(tn.v));
+  return true;
+}
+
+// ---- number syntax -------------------------------------------------------------------------
+
+inline int digit_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'z') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'Z') return c - 'A' + 10;
+  return 99;
+}
+size_t scan_digits(std::string_view s, size_t i, int radix) {
+  while (i < s.size() && digit_value(s[i]) < radix) i++;
+  return i;
+}
+// Digits already validated for radix.
+void digits_to_mpz(mpz_ptr out, std::string_view digits, int radix) {
+  if (digits.size() <= 15) {
+    uint64_t n = 0;
+    for (char c : digits) n = n * radix + digit_value(c);
+    mpz_set_ui(out, n);
+    return;
+  }
+  std::string tmp(digits);
+  mpz_set_str(out, tmp.c_str(), radix);
+}
+bool equals_ci(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); i++) {
+    char c = a[i];
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    if (c != b[i]) return false;
+  }
+  return true;
+}
+
+// A decimal in radix 10: int_digits [. frac_digits] [e exponent], already split.
+Value decimal_value(bool neg, std::string_view int_digits, std::string_view frac_digits,
+                    bool exp_neg, std::string_view exp_digits, bool exact) {
+  // Exponent, saturated far beyond anything that matters.
+  size_t k = 0;
+  while (k < exp_digits.size() && exp_digits[k] == '0') k++;
+  std::string_view ed = exp_digits.substr(k);
+  int64_t ex = 0;
+  if (ed.size() > 12) ex = 1000000000000LL;
+  else for (char c : ed) ex = ex * 10 + (c - '0');
+  if (exp_neg) ex = -ex;
+
+  if (exact) {
+    Z m;
+    std::string all(int_digits);
+    all += frac_digits;
+    size_t nz = all.find_first_not_of('0');
+    if (nz == std::string::npos) return make_fixnum(0);
+    digits_to_mpz(m.v, std::string_view(all).substr(nz), 10);
+    int64_t scale = ex - static_cast<int64_t>(frac_digits.size());
+    if (scale > kMaxExactDecimalExponent || scale < -kMaxExactDecimalExponent) return kFalse;
+    if (neg) mpz_neg(m.v, m.v);
+    Z p;
+    mpz_ui_pow_ui(p.v, 10, static_cast<unsigned long>(scale < 0 ? -scale : scale));
+    if (scale >= 0) {
+      mpz_mul(m.v, m.v, p.v);
+      return take_z(m.v);
+    }
+    Q q;
+    mpz_swap(mpq_numref(q.v), m.v);
+    mpz_swap(mpq_denref(q.v), p.v);
+    mpq_canonicalize(q.v);
+    return take_q(q.v);
+  }
+
+  // Inexact: a clean, locale-independent text for from_chars (correctly rounded).
+  if (ex > 100000000) ex = 100000000;
+  if (ex < -100000000) ex = -100000000;
+  std::string text;
+  text.reserve(int_digits.size() + frac_digits.size() + 16);
+  text += int_digits.empty() ? std::string_view("0") : int_digits;
+  text += '.';
+  text += frac_digits.empty() ? std::string_view("0") : frac_digits;
+  text += 'e';
+  text += std::to_string(ex);
+  double d = 0;
+  auto res = std::from_chars(text.data(), text.data() + text.size(), d);
+  if (res.ec == std::errc::result_out_of_range) {
+    // Overflow or underflow: decide by where the first significant digit sits.
+    size_t nz = int_digits.find_first_not_of('0');
+    int64_t eff;
+    if (nz != std::string_view::npos) {
+      eff = ex + static_cast<int64_t>(int_digits.size() - nz);
+    } else {
+      size_t fz = frac_digits.find_first_not_of('0');
+      eff = ex - static_cast<int64_t>(fz == std::string_view::npos ? 0 : fz);
+    }
+    d = eff > 0 ? HUGE_VAL : 0.0;
+  } else if (res.ec != std::errc()) {
+    return kFalse;
+  }
+  return make_flonum(neg ? -d : d);
+}
+
+// A real without prefixes. exactness: 0, 'e' or 'i'.
+Value parse_real(std::string_view s, int radix, char exactness) {
+  if (s.empty()) return kFalse;
+  bool neg = false, has_sign = false;
+  size_t i = 0;
+  if (s[0] == '+' || s[0] == '-') {
+    neg = s[0] == '-';
+    has_sign = true;
+    i = 1;
+  }
+  std::string_view rest = s.substr(i);
+  if (has_sign && (equals_ci(rest, "inf.0") || equals_ci(rest, "nan.0"))) {
+    if (exactness == 'e') return kFalse;
+    if (rest[0] == 'n' || rest[0] == 'N') return make_flonum(std::nan(""));
+    return make_flonum(neg ? -HUGE_VAL : HUGE_VAL);
+  }
+  size_t int_end = scan_digits(s, i, radix);
+  std::string_view int_digits = s.substr(i, int_end - i);
+  if (int_end == s.size()) {
+    if (int_digits.empty()) return kFalse;
+    Z z;
+    digits_to_mpz(z.v, int_digits, radix);
+    if (exactness == 'i') {
+      double d = mpz_to_double(z.v);
+      return make_flonum(neg ? -d : d);
+    }
+    if (neg) mpz_neg(z.v, z.v);
+    return take_z(z.v);
+  }
+  char c = s[int_end];
+  if (c == '/') {
+    if (int_digits.empty()) return kFalse;
+    size_t den_end = scan_digits(s, int_end + 1, radix);
+    std::string_view den_digits = s.substr(int_end + 1, den_end - int_end - 1);
+    if (den_digits.empty() || den_end != s.size()) return kFalse;
+    Q q;
+    digits_to_mpz(mpq_numref(q.v), int_digits, radix);
+    digits_to_mpz(mpq_denref(q.v), den_digits, radix);
+    if (mpz_sgn(mpq_denref(q.v)) == 0) return kFalse;
+    mpq_canonicalize(q.v);
+    if (exactness == 'i') {
+      double d = mpq_to_double(q.v);
+      return make_flonum(neg ? -d : d);
+    }
+    if (neg) mpq_neg(q.v, q.v);
+    return take_q(q.v);
+  }
+  if (radix != 10 || (c != '.' && c != 'e' && c != 'E')) return kFalse;
+  size_t j = int_end;
+  std::string_view frac_digits;
+  if (c == '.') {
+    size_t frac_end = scan_digits(s, j + 1, 10);
+    frac_digits = s.substr(j + 1, frac_end - j - 1);
+    j = frac_end;
+  }
+  if (int_digits.empty() && frac_digits.empty()) return kFalse;
+  bool exp_neg = false;
+  std::string_view exp_digits;
+  if (j < s.size()) {
+    if (s[j] != 'e' && s[j] != 'E') return kFalse;
+    j++;
+    if (j < s.size() && (s[j] == '+' || s[j] == '-')) {
+      exp_neg = s[j] == '-';
+      j++;
+    }
+    size_t exp_end = scan_digits(s, j, 10);
+    exp_digits = s.substr(j, exp_end - j);
+    if (exp_digits.empty() || exp_end != s.size()) return kFalse;
+  }
+  return decimal_value(neg, int_digits, frac_digits, exp_neg, exp_digits, exactness == 'e');
+}
+
+std::string exact_to_string(Value n, int radix) {
+  if (n.is_fixnum()) {
+    char buf[80];
+    auto res = std::to_chars(buf, buf + sizeof buf, n.fixnum(), radix);
+    return std::string(buf, res.ptr);
+  }
+  auto z_to_string = [radix](mpz_srcptr z) {
+    std::string out(mpz_sizeinbase(z, radix) + 2, '\0');
+    mpz_get_str(out.data(), radix, z);
+    out.resize(std::strlen(out.c_str()));
+    return out;
+  };
+  if (is_bignum(n)) return z_to_string(&n.as<Bignum>()->z);
+  mpq_srcptr q = &n.as<Ratnum>()->q;
+  return z_to_string(mpq_numref(q)) + "/" + z_to_string(mpq_denref(q));
+}
+
+// Simplest rational in [lo, hi], 0 < lo <= hi (Stern-Brocot / continued fractions).
+void simplest_positive(mpq_ptr out, mpq_srcptr lo_in, mpq_srcptr hi_in) {
+  Q lo, hi, t;
+  mpq_set(lo.v, lo_in);
+  mpq_set(hi.v, hi_in);
+  std::vector<std::unique_ptr<Z>> terms;
+  Z fl, flh;
+  for (;;) {
+    mpz_fdiv_q(fl.v, mpq_numref(lo.v), mpq_denref(lo.v));
+    auto term = std::make_unique<Z>();
+    if (mpz_cmp_ui(mpq_denref(lo.v), 1) == 0) {  // lo is an integer
+      mpz_set(term->v, fl.v);
+      terms.push_back(std::move(term));
+      break;
+    }
+    mpz_fdiv_q(flh.v, mpq_numref(hi.v), mpq_denref(hi.v));
+    if (mpz_cmp(fl.v, flh.v) < 0) {  // an integer lies in (lo, hi]
+      mpz_add_ui(term->v, fl.v, 1);
+      terms.push_back(std::move(term));
+      break;
+    }
+    mpz_set(term->v, fl.v);
+    terms.push_back(std::move(term));
+    // Next: simplest in [1/(hi - fl), 1/(lo - fl)].
+    mpq_set_z(t.v, fl.v);
+    Q nlo, nhi;
+    mpq_sub(nlo.v, hi.v, t.v);
+    mpq_inv(nlo.v, nlo.v);
+    mpq_sub(nhi.v, lo.v, t.v);
+    mpq_inv(nhi.v, nhi.v);
+    mpq_swap(lo.v, nlo.v);
+    mpq_swap(hi.v, nhi.v);
+  }
+  mpq_set_z(out, terms.back()->v);
+  for (size_t i = terms.size() - 1; i-- > 0;) {
+    mpq_inv(out, out);
+    mpq_set_z(t.v, terms[i]->v);
+    mpq_add(out, out, t.v);
+  }
+}
+
+}  // namespace
+
+// ---- predicates and conversions --------------------------------------------------------------
+
+bool is_number(Value v) { return kind_of(v) != kNotNumber; }
+bool is_exact(Value v) {
+  NumKind k = kind_of(v);
+  return k == kFix || k == kBig || k == kRat;
+}
+bool is_exact_integer(Value v) { return v.is_fixnum() || is_bignum(v); }
+bool is_integer_value(Value v) {
+  switch (kind_of(v)) {
+    case kFix:
+    case kBig: return true;
+    case kFlo: return is_integral_double(flonum_value(v));
+    default: return false;
+  }
+}
+bool is_rational_value(Value v) {
+  switch (kind_of(v)) {
+    case kFix:
+    case kBig:
+    case kRat: return true;
+    case kFlo: return std::isfinite(flonum_value(v));
+    default: return false;
+  }
+}
+bool is_nan_value(Value v) { return is_flonum(v) && std::isnan(flonum_value(v)); }
+
+void check_number(const char* who, Value v) { check_num(who, v); }
+
+Value make_integer(int64_t n) {
+  if (fits_fixnum(n)) return make_fixnum(n);
+  Z z;
+  mpz_set_si(z.v, n);
+  return take_z(z.v);
+}
+Value make_integer(const mpz_t z) {
+  Z c;
+  mpz_set(c.v, z);
+  return take_z(c.v);
+}
+Value make_rational(const mpq_t q) {
+  if (mpz_sgn(mpq_denref(q)) == 0) divide_by_zero("/");
+  Q c;
+  mpq_set(c.v, q);
+  mpq_canonicalize(c.v);
+  return take_q(c.v);
+}
+
+bool integer_to_int64(Value v, int64_t* out) {
+  if (v.is_fixnum()) {
+    *out = v.fixnum();
+    return true;
+  }
+  if (is_bignum(v) && mpz_fits_slong_p(&v.as<Bignum>()->z)) {
+    *out = mpz_get_si(&v.as<Bignum>()->z);
+    return true;
+  }
+  return false;
+}
+
+double number_to_double(Value v) { return to_double(v); }
+
+// ---- arithmetic ------------------------------------------------------------------------------
+
+Value num_add(Value a, Value b) { return arith(Op::Add, a, b, "+"); }
+Value num_sub(Value a, Value b) { return arith(Op::Sub, a, b, "-"); }
+Value num_mul(Value a, Value b) { return arith(Op::Mul, a, b, "*"); }
+Value num_div(Value a, Value b) { return divide(a, b, "/"); }
+
+int num_compare(Value a, Value b, const char* who) { return compare(a, b, who); }
+bool num_eq(Value a, Value b) { return compare(a, b, "=") == 0; }
+bool num_lt(Value a, Value b) { return compare(a, b, "<") == -1; }
+bool num_le(Value a, Value b) {
+  int c = compare(a, b, "<=");
+  return c == -1 || c == 0;
+}
+bool num_gt(Value a, Value b) { return compare(a, b, ">") == 1; }
+bool num_ge(Value a, Value b) {
+  int c = compare(a, b, ">=");
+  return c == 1 || c == 0;
+}
+
+Value num_quotient(Value a, Value b) {
+  Value q;
+  int_divide(a, b, DivMode::Truncate, "quotient", &q, nullptr);
+  return q;
+}
+Value num_remainder(Value a, Value b) {
+  Value r;
+  int_divide(a, b, DivMode::Truncate, "remainder", nullptr, &r);
+  return r;
+}
+Value num_modulo(Value a, Value b) {
+  Value r;
+  int_divide(a, b, DivMode::Floor, "modulo", nullptr, &r);
+  return r;
+}
+void num_integer_divide(Value a, Value b, DivMode mode, const char* who, Value* q, Value* r) {
+  int_divide(a, b, mode, who, q, r);
+}
+
+bool num_eqv(Value a, Value b) {
+  if (a == b) return true;
+  NumKind ka = kind_of(a), kb = kind_of(b);
+  if (ka != kb) return false;
+  switch (ka) {
+    case kFlo: {
+      double x = flonum_value(a), y = flonum_value(b);
+      if (std::isnan(x) && std::isnan(y)) return true;
+      return std::memcmp(&x, &y, sizeof x) == 0;
+    }
+    case kBig: return mpz_cmp(&a.as<Bignum>()->z, &b.as<Bignum>()->z) == 0;
+    case kRat: return mpq_equal(&a.as<Ratnum>()->q, &b.as<Ratnum>()->q) != 0;
+    default: return false;  // distinct fixnums, or not numbers
+  }
+}
+
+uint64_t num_hash(Value v) {
+  switch (kind_of(v)) {
+    case kFlo: {
+      double d = flonum_value(v);
+      if (std::isnan(d)) return 0x7ff8dead0000beefULL;
+      uint64_t bits;
+      std::memcpy(&bits, &d, sizeof bits);
+      return mix64(bits ^ 0x5bd1e9955bd1e995ULL);
+    }
+    case kBig: return hash_mpz(&v.as<Bignum>()->z);
+    case kRat: {
+      mpq_srcptr q = &v.as<Ratnum>()->q;
+      return mix64(hash_mpz(mpq_numref(q)) * 31 + hash_mpz(mpq_denref(q)));
+    }
+    default: return mix64(v.bits);
+  }
+}
+
+Value num_negate(Value x) {
+  switch (check_num("-", x)) {
+    case kFix: return make_integer(-x.fixnum());
+    case kBig: {
+      Z z;
+      mpz_neg(z.v, &x.as<Bignum>()->z);
+      return take_z(z.v);
+    }
+    case kRat: {
+      Q q;
+      mpq_neg(q.v, &x.as<Ratnum>()->q);
+      return take_q(q.v);
+    }
+    default: return make_flonum(-flonum_value(x));
+  }
+}
+
+Value num_abs(Value x) {
+  NumKind k = check_num("abs", x);
+  if (k == kFlo) return make_flonum(std::fabs(flonum_value(x)));
+  return sign_of_exact(x) < 0 ? num_negate(x) : x;
+}
+
+Value num_exact(Value x, const char* who) {
+  if (check_num(who, x) != kFlo) return x;
+  double d = flonum_value(x);
+  if (!std::isfinite(d)) {
+    throw_condition("range", who, "no exact representation for " + flonum_to_string(d));
+  }
+  return exact_from_double(d);
+}
+
+Value num_inexact(Value x) {
+  if (check_num("inexact", x) == kFlo) return x;
+  return make_flonum(to_double(x));
+}
+
+bool num_odd(Value x, const char* who) {
+  bool inexact = false;
+  check_integer(who, x, &inexact);
+  if (x.is_fixnum()) return x.fixnum() & 1;
+  if (inexact) return std::fmod(flonum_value(x), 2.0) != 0;
+  return mpz_odd_p(&x.as<Bignum>()->z);
+}
+
+Value num_gcd(Value a, Value b) {
+  bool inexact = false;
+  check_integer("gcd", a, &inexact);
+  check_integer("gcd", b, &inexact);
+  if (a.is_fixnum() && b.is_fixnum()) {
+    return make_integer(std::gcd(std::llabs(a.fixnum()), std::llabs(b.fixnum())));
+  }
+  Z ta, tb, r;
+  mpz_gcd(r.v, int_ref(a, ta), int_ref(b, tb));
+  return int_result(r.v, inexact);
+}
+
+Value num_lcm(Value a, Value b) {
+  bool inexact = false;
+  check_integer("lcm", a, &inexact);
+  check_integer("lcm", b, &inexact);
+  Z ta, tb, r;
+  mpz_lcm(r.v, int_ref(a, ta), int_ref(b, tb));
+  return int_result(r.v, inexact);
+}
+
+Value num_round(Value x, RoundMode mode) {
+  static const char* const names[] = {"floor", "ceiling", "truncate", "round"};
+  switch (check_num(names[static_cast<int>(mode)], x)) {
+    case kFix:
+    case kBig: return x;
+    case kFlo: {
+      double d = flonum_value(x);
+      switch (mode) {
+        case RoundMode::Floor: return make_flonum(std::floor(d));
+        case RoundMode::Ceiling: return make_flonum(std::ceil(d));
+        case RoundMode::Truncate: return make_flonum(std::trunc(d));
+        case RoundMode::Round: return make_flonum(std::nearbyint(d));  // ties to even
+      }
+      return x;
+    }
+    default: {
+      mpq_srcptr q = &x.as<Ratnum>()->q;
+      mpz_srcptr n = mpq_numref(q), d = mpq_denref(q);
+      Z r, rem;
+      switch (mode) {
+        case RoundMode::Floor: mpz_fdiv_q(r.v, n, d); break;
+        case RoundMode::Ceiling: mpz_cdiv_q(r.v, n, d); break;
+        case RoundMode::Truncate: mpz_tdiv_q(r.v, n, d); break;
+        case RoundMode::Round: {
+          mpz_fdiv_qr(r.v, rem.v, n, d);  // 0 < rem < d
+          mpz_mul_2exp(rem.v, rem.v, 1);
+          int c = mpz_cmp(rem.v, d);
+          if (c > 0 || (c == 0 && mpz_odd_p(r.v))) mpz_add_ui(r.v, r.v, 1);
+          break;
+        }
+      }
+      return take_z(r.v);
+    }
+  }
+}
+
+Value num_numerator(Value x) {
+  switch (check_num("numerator", x)) {
+    case kFix:
+    case kBig: return x;
+    case kRat: return make_integer(mpq_numref(&x.as<Ratnum>()->q));
+    default: {
+      double d = flonum_value(x);
+      if (!std::isfinite(d)) type_error("numerator", "a rational number", x);
+      Value e = exact_from_double(d);
+      return make_flonum(is_ratnum(e) ? mpz_to_double(mpq_numref(&e.as<Ratnum>()->q)) : d);
+    }
+  }
+}
+
+Value num_denominator(Value x) {
+  switch (check_num("denominator", x)) {
+    case kFix:
+    case kBig: return make_fixnum(1);
+    case kRat: return make_integer(mpq_denref(&x.as<Ratnum>()->q));
+    default: {
+      double d = flonum_value(x);
+      if (!std::isfinite(d)) type_error("denominator", "a rational number", x);
+      Value e = exact_from_double(d);
+      return make_flonum(is_ratnum(e) ? mpz_to_double(mpq_denref(&e.as<Ratnum>()->q)) : 1.0);
+    }
+  }
+}
+
+Value num_rationalize(Value x, Value y) {
+  NumKind kx = check_num("rationalize", x), ky = check_num("rationalize", y);
+  bool inexact = kx == kFlo || ky == kFlo;
+  if (inexact) {
+    double dx = to_double(x), dy = to_double(y);
+    if (std::isnan(dx) || std::isnan(dy)) return make_flonum(std::nan(""));
+    if (std::isinf(dy)) return make_flonum(std::isinf(dx) ? std::nan("") : 0.0);
+    if (std::isinf(dx)) return make_flonum(dx);
+  }
+  Value ex = num_exact(x, "rationalize"), ey = num_exact(y, "rationalize");
+  Q tx, ty, lo, hi, r;
+  mpq_srcptr qx = qref(ex, tx), qy = qref(ey, ty);
+  Q ay;
+  mpq_abs(ay.v, qy);
+  mpq_sub(lo.v, qx, ay.v);
+  mpq_add(hi.v, qx, ay.v);
+  if (mpq_sgn(lo.v) > 0) {
+    simplest_positive(r.v, lo.v, hi.v);
+  } else if (mpq_sgn(hi.v) < 0) {
+    mpq_neg(lo.v, lo.v);
+    mpq_neg(hi.v, hi.v);
+    simplest_positive(r.v, hi.v, lo.v);
+    mpq_neg(r.v, r.v);
+  }  // else 0 lies in the interval: r stays 0
+  if (inexact) return make_flonum(mpq_to_double(r.v));
+  return take_q(r.v);
+}
+
+Value num_sqrt(Value x) {
+  const char* who = "sqrt";
+  switch (check_num(who, x)) {
+    case kFix:
+    case kBig: {
+      Z t;
+      mpz_srcptr z = zref(x, t);
+      if (mpz_sgn(z) < 0) complex_result(who);
+      if (mpz_perfect_square_p(z)) {
+        Z s;
+        mpz_sqrt(s.v, z);
+        return take_z(s.v);
+      }
+      return make_flonum(sqrt_mpz_double(z));
+    }
+    case kRat: {
+      mpq_srcptr q = &x.as<Ratnum>()->q;
+      if (mpq_sgn(q) < 0) complex_result(who);
+      if (mpz_perfect_square_p(mpq_numref(q)) && mpz_perfect_square_p(mpq_denref(q))) {
+        Q r;
+        mpz_sqrt(mpq_numref(r.v), mpq_numref(q));
+        mpz_sqrt(mpq_denref(r.v), mpq_denref(q));
+        return take_q(r.v);
+      }
+      double d = mpq_to_double(q);
+      if (std::isnormal(d)) return make_flonum(std::sqrt(d));
+      return make_flonum(sqrt_mpz_double(mpq_numref(q)) / sqrt_mpz_double(mpq_denref(q)));
+    }
+    default: {
+      double d = flonum_value(x);
+      if (d < 0) complex_result(who);
+      return make_flonum(std::sqrt(d));
+    }
+  }
+}
+
+void num_exact_integer_sqrt(Value n, Value* s, Value* rest) {
+  if (!is_exact_integer(n) || sign_of_exact(n) < 0) {
+    type_error("exact-integer-sqrt", "an exact non-negative integer", n);
+  }
+  if (n.is_fixnum()) {
+    int64_t v = n.fixnum();
+    int64_t r = static_cast<int64_t>(std::sqrt(static_cast<double>(v)));
+    while (r > 0 && r * r > v) r--;
+    while ((r + 1) * (r + 1) <= v) r++;
+    *s = make_fixnum(r);
+    *rest = make_fixnum(v - r * r);
+    return;
+  }
+  Z zs, zr;
+  mpz_sqrtrem(zs.v, zr.v, &n.as<Bignum>()->z);
+  *s = take_z(zs.v);
+  *rest = take_z(zr.v);
+}
+
+Value num_expt(Value base, Value e) {
+  const char* who = "expt";
+  NumKind kb = check_num(who, base), ke = check_num(who, e);
+  if (ke == kFix || ke == kBig) {
+    if (kb != kFlo) return expt_exact(base, e);
+    return make_flonum(std::pow(flonum_value(base), to_double(e)));
+  }
+  if (ke == kRat && kb != kFlo && sign_of_exact(base) >= 0) {
+    Value r;
+    if (exact_root(base, e, &r)) return r;
+  }
+  double x = to_double(base), y = to_double(e);
+  if (x < 0 && std::isfinite(y) && y != std::trunc(y)) complex_result(who);
+  return make_flonum(std::pow(x, y));
+}
+
+Value num_exp(Value x) {
+  check_num("exp", x);
+  if (x == make_fixnum(0)) return make_fixnum(1);
+  return make_flonum(std::exp(to_double(x)));
+}
+
+Value num_log(Value x) {
+  double l = log_of(x, "log");
+  if (x == make_fixnum(1)) return make_fixnum(0);
+  return make_flonum(l);
+}
+
+Value num_log(Value x, Value base) {
+  double lx = log_of(x, "log");
+  double lb = log_of(base, "log");
+  double dx = to_double(x);
+  if (std::isnormal(dx) && is_number(base)) {
+    double db = to_double(base);
+    if (db == 2.0) return make_flonum(std::log2(dx));
+    if (db == 10.0) return make_flonum(std::log10(dx));
+  }
+  return make_flonum(lx / lb);
+}
+
+Value num_trig(TrigFn f, Value x) {
+  static const char* const names[] = {"sin", "cos", "tan", "asin", "acos", "atan"};
+  const char* who = names[static_cast<int>(f)];
+  check_num(who, x);
+  if (x == make_fixnum(0)) {
+    if (f == TrigFn::Cos) return make_fixnum(1);
+    if (f != TrigFn::Acos) return x;
+  }
+  double d = to_double(x);
+  switch (f) {
+    case TrigFn::Sin: return make_flonum(std::sin(d));
+    case TrigFn::Cos: return make_flonum(std::cos(d));
+    case TrigFn::Tan: return make_flonum(std::tan(d));
+    case TrigFn::Asin:
+      if (d < -1 || d > 1) complex_result(who);
+      return make_flonum(std::asin(d));
+    case TrigFn::Acos:
+      if (d < -1 || d > 1) complex_result(who);
+      if (x == make_fixnum(1)) return make_fixnum(0);
+      return make_flonum(std::acos(d));
+    case TrigFn::Atan: return make_flonum(std::atan(d));
+  }
+  return x;
+}
+
+Value num_atan2(Value y, Value x) {
+  check_num("atan", y);
+  check_num("atan", x);
+  if (y == make_fixnum(0) && is_exact(x) && sign_of_exact(x) > 0) return y;
+  return make_flonum(std::atan2(to_double(y), to_double(x)));
+}
+
+// ---- bitwise operations ----------------------------------------------------------------------
+
+namespace {
+enum class BitOp { And, Or, Xor };
+Value bitwise(BitOp op, Value a, Value b, const char* who) {
+  check_exact_integer(who, a);
+  check_exact_integer(who, b);
+  if (a.is_fixnum() && b.is_fixnum()) {
+    int64_t x = a.fixnum(), y = b.fixnum();
+    switch (op) {
+      case BitOp::And: return make_fixnum(x & y);
+      case BitOp::Or: return make_fixnum(x | y);
+      case BitOp::Xor: return make_fixnum(x ^ y);
+    }
+  }
+  Z ta, tb, r;
+  mpz_srcptr za = zref(a, ta), zb = zref(b, tb);
+  switch (op) {
+    case BitOp::And: mpz_and(r.v, za, zb); break;
+    case BitOp::Or: mpz_ior(r.v, za, zb); break;
+    case BitOp::Xor: mpz_xor(r.v, za, zb); break;
+  }
+  return take_z(r.v);
+}
+}  // namespace
+
+Value num_bitwise_and(Value a, Value b) { return bitwise(BitOp::And, a, b, "bitwise-and"); }
+Value num_bitwise_or(Value a, Value b) { return bitwise(BitOp::Or, a, b, "bitwise-or"); }
+Value num_bitwise_xor(Value a, Value b) { return bitwise(BitOp::Xor, a, b, "bitwise-xor"); }
+
+Value num_bitwise_not(Value a) {
+  check_exact_integer("bitwise-not", a);
+  if (a.is_fixnum()) return make_fixnum(~a.fixnum());
+  Z r;
+  mpz_com(r.v, &a.as<Bignum>()->z);
+  return take_z(r.v);
+}
+
+Value num_arithmetic_shift(Value n, Value count) {
+  const char* who = "arithmetic-shift";
+  check_exact_integer(who, n);
+  check_exact_integer(who, count);
+  int sn = sign_of_exact(n);
+  if (sn == 0) return n;
+  int64_t c;
+  if (!integer_to_int64(count, &c) || c < -(int64_t(1) << 40) || c > (int64_t(1) << 40)) {
+    if (sign_of_exact(count) < 0) return make_fixnum(sn < 0 ? -1 : 0);
+    too_large(who);
+  }
+  if (c == 0) return n;
+  if (n.is_fixnum()) {
+    int64_t x = n.fixnum();
+    if (c < 0) return make_fixnum(x >> (c < -63 ? 63 : -c));
+    if (c < 62) {
+      int64_t r = static_cast<int64_t>(static_cast<uint64_t>(x) << c);
+      if ((r >> c) == x && fits_fixnum(r)) return make_fixnum(r);
+    }
+  }
+  Z t, r;
+  mpz_srcptr z = zref(n, t);
+  if (c < 0) {
+    mpz_fdiv_q_2exp(r.v, z, static_cast<mp_bitcnt_t>(-c));
+  } else {
+    if (mpz_sizeinbase(z, 2) + static_cast<uint64_t>(c) > kMaxResultBits) too_large(who);
+    mpz_mul_2exp(r.v, z, static_cast<mp_bitcnt_t>(c));
+  }
+  return take_z(r.v);
+}
+
+Value num_bit_count(Value n) {
+  check_exact_integer("bit-count", n);
+  if (n.is_fixnum()) {
+    int64_t x = n.fixnum();
+    return make_fixnum(__builtin_popcountll(static_cast<uint64_t>(x < 0 ? ~x : x)));
+  }
+  mpz_srcptr z = &n.as<Bignum>()->z;
+  if (mpz_sgn(z) >= 0) return make_integer(static_cast<int64_t>(mpz_popcount(z)));
+  Z c;
+  mpz_com(c.v, z);
+  return make_integer(static_cast<int64_t>(mpz_popcount(c.v)));
+}
+
+// ---- text ------------------------------------------------------------------------------------
+
+std::string flonum_to_string(double d) {
+  if (std::isnan(d)) return "+nan.0";
+  if (std::isinf(d)) return d > 0 ? "+inf.0" : "-inf.0";
+  if (d == 0) return std::signbit(d) ? "-0.0" : "0.0";
+  // Shortest round-tripping digits in scientific form: [-]D[.DDD]e[+-]XX
+  char buf[64];
+  auto res = std::to_chars(buf, buf + sizeof buf, d, std::chars_format::scientific);
+  std::string_view sci(buf, static_cast<size_t>(res.ptr - buf));
+  bool neg = sci[0] == '-';
+  if (neg) sci.remove_prefix(1);
+  size_t epos = sci.find('e');
+  std::string digits;
+  for (char c : sci.substr(0, epos)) {
+    if (c != '.') digits += c;
+  }
+  int exp10 = std::atoi(std::string(sci.substr(epos + 1)).c_str());
+  while (digits.size() > 1 && digits.back() == '0') digits.pop_back();
+  int k = static_cast<int>(digits.size());
+  int n = exp10 + 1;  // value = 0.DIGITS * 10^n
+  std::string out = neg ? "-" : "";
+  if (k <= n && n <= 21) {
+    out += digits;
+    out.append(static_cast<size_t>(n - k), '0');
+    out += ".0";
+  } else if (0 < n && n <= 21) {
+    out += digits.substr(0, static_cast<size_t>(n));
+    out += '.';
+    out += digits.substr(static_cast<size_t>(n));
+  } else if (-6 < n && n <= 0) {
+    out += "0.";
+    out.append(static_cast<size_t>(-n), '0');
+    out += digits;
+  } else {
+    out += digits[0];
+    if (k > 1) {
+      out += '.';
+      out += digits.substr(1);
+    }
+    out += 'e';
+    out += std::to_string(n - 1);
+  }
+  return out;
+}
+
+std::string number_to_string(Value n, int radix) {
+  NumKind k = check_num("number->string", n);
+  if (radix != 2 && radix != 8 && radix != 10 && radix != 16) {
+    range_error("number->string", "radix", make_fixnum(radix));
+  }
+  if (k == kFlo) {
+    if (radix != 10) throw_error("number->string", "inexact numbers are written in radix 10 only");
+    return flonum_to_string(flonum_value(n));
+  }
+  return exact_to_string(n, radix);
+}
+
+Value parse_number(std::string_view s, int radix) {
+  char exactness = 0;
+  bool radix_seen = false;
+  size_t i = 0;
+  while (i < s.size() && s[i] == '#') {
+    if (i + 1 >= s.size()) return kFalse;
+    switch (s[i + 1]) {
+      case 'x': case 'X': if (radix_seen) return kFalse; radix = 16; radix_seen = true; break;
+      case 'd': case 'D': if (radix_seen) return kFalse; radix = 10; radix_seen = true; break;
+      case 'o': case 'O': if (radix_seen) return kFalse; radix = 8; radix_seen = true; break;
+      case 'b': case 'B': if (radix_seen) return kFalse; radix = 2; radix_seen = true; break;
+      case 'e': case 'E': if (exactness) return kFalse; exactness = 'e'; break;
+      case 'i': case 'I': if (exactness) return kFalse; exactness = 'i'; break;
+      default: return kFalse;
+    }
+    i += 2;
+  }
+  if (radix != 2 && radix != 8 && radix != 10 && radix != 16) return kFalse;
+  return parse_real(s.substr(i), radix, exactness);
+}
+
+}  // namespace quasi

@@ -1,0 +1,92 @@
+// expander.hpp — turns datums into core IR (eval/ir.hpp): special forms, derived forms and
+// hygienic syntax-rules macros.
+//
+// Syntactic environments. A top-level Environment maps symbols to GlobalCells or keywords (Macro
+// objects). Inside a form, local bindings live in Scope frames chained to their parent; the root
+// of a chain names its top-level Environment. A frame maps an identifier (a symbol, or a renamed
+// Identifier compared by identity) to a local Var or a Macro.
+//
+// Hygiene by renaming. Each use of a syntax-rules macro renames every symbol its template
+// introduces to a fresh Identifier {name, scope of the macro definition}; one template symbol maps
+// to one Identifier per expansion. An Identifier in binding position binds that very object. A
+// reference is looked up first in the frames of the use site (by identity), then, if not found,
+// its `name` is looked up in the macro's definition scope. Top-level definitions of renamed
+// identifiers bind the plain symbol.
+//
+// Syntax errors throw SchemeError with a Condition of kind 'syntax, `who` the form's keyword,
+// and the location of the offending form (or the nearest enclosing form read from source).
+#pragma once
+
+#include "eval/environment.hpp"
+#include "eval/ir.hpp"
+
+namespace quasi {
+
+struct Scope;
+
+// A symbol renamed by a macro expansion (Type::Identifier).
+struct Identifier : Object {
+  Value name;     // the symbol or Identifier it renames
+  Scope* scope;   // syntactic environment of the macro that introduced it
+  uint64_t mark;  // unique per expansion (for debugging output)
+};
+
+// One local binding in a Scope frame.
+struct ScopeEntry {
+  Value id;      // symbol or Identifier
+  Var* var;      // local variable, or null for a keyword
+  Value macro;   // Macro when var is null
+};
+
+// A local syntactic environment frame. GC-allocated (gc_new): macros capture it.
+struct Scope {
+  Scope* parent;           // null at the root
+  Environment* top;        // the top-level environment the chain ends in
+  gc_vector<ScopeEntry> entries;
+  Scope(Scope* p, Environment* t) : parent(p), top(t) {}
+};
+
+// Keywords built into the expander. None marks a syntax-rules macro.
+enum class SpecialForm : uint8_t {
+  None = 0,
+  Quote, Quasiquote, Unquote, UnquoteSplicing, Lambda, NamedLambda, CaseLambda, If, Set,
+  Define, DefineValues, DefineRecordType, DefineSyntax, LetSyntax, LetrecSyntax, SyntaxRules,
+  SyntaxError, Begin, Let, LetStar, Letrec, LetrecStar, LetValues, LetStarValues, Do, Cond, Case,
+  And, Or, When, Unless, Parameterize, Guard, Delay, DelayForce, CondExpand, Include, IncludeCi,
+  Assert,
+  // auxiliary syntax: only meaningful inside other forms
+  Else, Arrow, Ellipsis, Underscore,
+};
+
+// A syntactic binding (Type::Macro): a special form, or a syntax-rules transformer.
+struct Macro : Object {
+  SpecialForm form;
+  Value name;      // symbol, for error messages
+  // syntax-rules only:
+  Value ellipsis;  // custom ellipsis identifier; kFalse: the default `...`; kTrue: none
+  Value literals;  // list of identifiers
+  Value rules;     // list of (pattern template)
+  Scope* env;      // where the macro was defined
+};
+
+inline bool is_identifier_object(Value v) { return has_type(v, Type::Identifier); }
+// A symbol or a renamed Identifier.
+inline bool is_identifier(Value v) { return is_symbol(v) || is_identifier_object(v); }
+// The symbol an identifier was renamed from (itself for a symbol).
+Value identifier_symbol(Value id);
+inline bool is_macro(Value v) { return has_type(v, Type::Macro); }
+
+// Binds every keyword in `core` (quote, lambda, if, define, let, cond, syntax-rules, else, =>, ...).
+void install_special_forms(Environment* core);
+
+// Expands one top-level form. Definitions bind in `env` (define-syntax at once, so later forms
+// see the macro); derived forms reference runtime procedures in `core`.
+Node* expand_toplevel(Value form, Environment* env, Environment* core);
+
+// Replaces renamed identifiers by their symbols (copying only what changes; cycles are kept).
+Value syntax_to_datum(Value v);
+
+// The feature identifiers cond-expand recognizes (a list of symbols), for `features`.
+Value expander_features();
+
+}  // namespace quasi

@@ -1,0 +1,557 @@
+#include "vm/compiler.hpp"
+
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "core/error.hpp"
+#include "vm/vm_impl.hpp"
+
+namespace quasi {
+namespace {
+
+constexpr int kMaxRegisters = 65000;
+constexpr int kMaxConstants = 65000;
+
+// ---- analysis: free variables, captured and boxed variables, self references -----------------
+
+struct LambdaInfo {
+  std::vector<Var*> free;             // in capture order
+  std::unordered_set<Var*> free_set;
+  Var* self = nullptr;                // letrec name whose references inside read R[0]
+};
+
+class Analysis {
+ public:
+  std::unordered_map<LambdaNode*, LambdaInfo> lambdas;
+  std::unordered_set<Var*> boxed;
+  std::unordered_set<LetNode*> fixable;  // letrec groups tied with kFixClosure
+
+  void run(LambdaNode* top) {
+    lambda(top, nullptr);
+    for (Var* v : captured_assigned_) boxed.insert(v);
+  }
+
+ private:
+  std::vector<LambdaNode*> stack_;
+  std::unordered_map<Var*, size_t> depth_;  // depth of the lambda that binds the var
+  std::vector<Var*> captured_assigned_;
+
+  void bind(Var* v) {
+    depth_[v] = stack_.size();
+    v->captured = false;
+  }
+
+  void ref(Var* v) {
+    auto it = depth_.find(v);
+    if (it == depth_.end()) return;  // malformed IR: the compiler reports it
+    size_t d = it->second;
+    if (d >= stack_.size()) return;
+    if (!v->captured) {
+      v->captured = true;
+      if (v->assigned) captured_assigned_.push_back(v);
+    }
+    for (size_t k = d; k < stack_.size(); k++) {
+      LambdaInfo& info = lambdas[stack_[k]];
+      if (info.free_set.insert(v).second) info.free.push_back(v);
+    }
+  }
+
+  void lambda(LambdaNode* l, Var* self) {
+    LambdaInfo& info = lambdas[l];
+    info.self = self;
+    stack_.push_back(l);
+    size_t saved = 0;
+    if (self) {
+      saved = depth_[self];
+      depth_[self] = stack_.size();
+    }
+    for (LambdaClause* c : l->clauses) {
+      for (Var* p : c->params) bind(p);
+      if (c->rest) bind(c->rest);
+      visit(c->body);
+    }
+    if (self) depth_[self] = saved;
+    stack_.pop_back();
+  }
+
+  void visit(Node* n) {
+    switch (n->kind) {
+      case NodeKind::Const:
+      case NodeKind::GlobalRef:
+        return;
+      case NodeKind::LocalRef:
+        ref(static_cast<LocalRefNode*>(n)->var);
+        return;
+      case NodeKind::LocalSet: {
+        auto* s = static_cast<LocalSetNode*>(n);
+        ref(s->var);
+        visit(s->value);
+        return;
+      }
+      case NodeKind::GlobalSet:
+        visit(static_cast<GlobalSetNode*>(n)->value);
+        return;
+      case NodeKind::If: {
+        auto* i = static_cast<IfNode*>(n);
+        visit(i->test);
+        visit(i->then);
+        visit(i->otherwise);
+        return;
+      }
+      case NodeKind::Lambda:
+        lambda(static_cast<LambdaNode*>(n), nullptr);
+        return;
+      case NodeKind::Call: {
+        auto* c = static_cast<CallNode*>(n);
+        visit(c->fn);
+        for (Node* a : c->args) visit(a);
+        return;
+      }
+      case NodeKind::PrimCall:
+        for (Node* a : static_cast<PrimCallNode*>(n)->args) visit(a);
+        return;
+      case NodeKind::Let: {
+        auto* l = static_cast<LetNode*>(n);
+        for (Node* e : l->inits) visit(e);
+        for (Var* v : l->vars) bind(v);
+        visit(l->body);
+        return;
+      }
+      case NodeKind::Letrec: {
+        auto* l = static_cast<LetNode*>(n);
+        bool all_lambdas = true;
+        for (size_t i = 0; i < l->vars.size(); i++)
+          if (l->inits[i]->kind != NodeKind::Lambda || l->vars[i]->assigned) all_lambdas = false;
+        for (Var* v : l->vars) bind(v);
+        if (all_lambdas) fixable.insert(l);
+        for (size_t i = 0; i < l->vars.size(); i++) {
+          if (all_lambdas) lambda(static_cast<LambdaNode*>(l->inits[i]), l->vars[i]);
+          else visit(l->inits[i]);
+        }
+        visit(l->body);
+        if (!all_lambdas)
+          for (Var* v : l->vars)
+            if (v->captured && !v->assigned) boxed.insert(v);  // may be captured before its init
+        return;
+      }
+      case NodeKind::Seq:
+        for (Node* e : static_cast<SeqNode*>(n)->exprs) visit(e);
+        return;
+    }
+  }
+};
+
+// ---- code generation -------------------------------------------------------------------------
+
+enum class Where : uint8_t { Reg, Free, Self };
+struct VarLoc {
+  Where where;
+  int index;
+  bool boxed;
+};
+
+[[noreturn]] void compile_error(SrcLoc loc, const std::string& msg) {
+  throw SchemeError{make_condition(intern("syntax"), kFalse, make_string_utf8(msg), kNil, loc)};
+}
+
+class FnCompiler {
+ public:
+  FnCompiler(VmImpl& vm, Analysis& an, FnCompiler* parent, LambdaNode* lam)
+      : vm_(vm), an_(an), parent_(parent), lam_(lam), info_(an.lambdas[lam]) {}
+
+  Proto* compile() {
+    // Free variables first: their order is the closure's layout.
+    for (size_t i = 0; i < info_.free.size(); i++) locs_[info_.free[i]] = {Where::Free, int(i), is_boxed(info_.free[i])};
+    if (info_.self) locs_[info_.self] = {Where::Self, 0, false};
+    Proto* first = nullptr;
+    Proto* prev = nullptr;
+    for (LambdaClause* c : lam_->clauses) {
+      Proto* p = compile_clause(c);
+      if (!first) first = p;
+      else prev->next_clause = p;
+      prev = p;
+    }
+    return first;
+  }
+
+  // Where the closure for this lambda finds each free variable, seen from the frame making it.
+  Capture capture_of(Var* v) {
+    VarLoc l = lookup(v, lam_->loc);
+    if (l.where == Where::Free) return Capture{1, uint32_t(l.index)};
+    return Capture{0, uint32_t(l.where == Where::Self ? 0 : l.index)};
+  }
+
+ private:
+  VmImpl& vm_;
+  Analysis& an_;
+  FnCompiler* parent_;
+  LambdaNode* lam_;
+  LambdaInfo& info_;
+  std::unordered_map<Var*, VarLoc> locs_;
+
+  // Per-clause state.
+  std::vector<Insn> code_;
+  std::vector<uint64_t> code_locs_;
+  gc_vector<Value> consts_;
+  std::unordered_map<uint64_t, int> const_index_;
+  int next_reg_ = 0, max_reg_ = 0;
+  SrcLoc cur_loc_;
+
+  bool is_boxed(Var* v) const { return an_.boxed.count(v) != 0; }
+
+  VarLoc lookup(Var* v, SrcLoc where) {
+    auto it = locs_.find(v);
+    if (it == locs_.end()) compile_error(where, "internal error: variable " + std::string(symbol_name(v->name)) + " not in scope");
+    return it->second;
+  }
+
+  Proto* compile_clause(LambdaClause* c) {
+    code_.clear();
+    code_locs_.clear();
+    consts_.clear();
+    const_index_.clear();
+    next_reg_ = 1;
+    for (Var* p : c->params) bind_reg(p, next_reg_++);
+    if (c->rest) bind_reg(c->rest, next_reg_++);
+    max_reg_ = next_reg_;
+    cur_loc_ = lam_->loc;
+    // Captured and assigned parameters move into boxes on entry.
+    for (Var* p : c->params)
+      if (is_boxed(p)) emit(Op::kBox, uint16_t(locs_[p].index));
+    if (c->rest && is_boxed(c->rest)) emit(Op::kBox, uint16_t(locs_[c->rest].index));
+    expr(c->body, 0, true);
+
+    Proto* p = gc_alloc_object<Proto>(Type::Proto, sizeof(Proto));
+    p->name = lam_->name;
+    p->nparams = int32_t(c->params.size());
+    p->has_rest = c->rest != nullptr;
+    p->nregs = max_reg_ + 1;
+    p->ncode = int32_t(code_.size());
+    p->code = static_cast<Insn*>(gc_alloc_atomic(sizeof(Insn) * code_.size()));
+    std::copy(code_.begin(), code_.end(), p->code);
+    p->locs = static_cast<uint64_t*>(gc_alloc_atomic(sizeof(uint64_t) * code_locs_.size()));
+    std::copy(code_locs_.begin(), code_locs_.end(), p->locs);
+    p->nconsts = int32_t(consts_.size());
+    p->consts = static_cast<Value*>(gc_alloc(sizeof(Value) * (consts_.size() + 1)));
+    std::copy(consts_.begin(), consts_.end(), p->consts);
+    p->ncaptures = 0;
+    p->captures = nullptr;
+    p->next_clause = nullptr;
+    p->loc = lam_->loc.pack();
+    return p;
+  }
+
+  void bind_reg(Var* v, int reg) { locs_[v] = {Where::Reg, reg, is_boxed(v)}; }
+
+  int alloc(int n = 1) {
+    int r = next_reg_;
+    next_reg_ += n;
+    if (next_reg_ > max_reg_) max_reg_ = next_reg_;
+    if (max_reg_ >= kMaxRegisters) compile_error(cur_loc_, "procedure too large to compile");
+    return r;
+  }
+
+  size_t emit(Op op, uint16_t a = 0, uint16_t b = 0, uint16_t c = 0) {
+    code_.push_back(Insn{op, a, b, c});
+    code_locs_.push_back(cur_loc_.pack());
+    return code_.size() - 1;
+  }
+
+  uint16_t konst(Value v) {
+    auto it = const_index_.find(v.bits);
+    if (it != const_index_.end()) return uint16_t(it->second);
+    if (consts_.size() >= size_t(kMaxConstants)) compile_error(cur_loc_, "procedure has too many constants");
+    consts_.push_back(v);
+    const_index_[v.bits] = int(consts_.size() - 1);
+    return uint16_t(consts_.size() - 1);
+  }
+
+  void patch_jump(size_t at) {
+    int32_t off = int32_t(code_.size()) - int32_t(at) - 1;
+    code_[at].b = uint16_t(uint32_t(off) & 0xFFFF);
+    code_[at].c = uint16_t(uint32_t(off) >> 16);
+  }
+
+  void ret_if(bool tail, int reg) {
+    if (tail) emit(Op::kReturn, uint16_t(reg));
+  }
+
+  // Computes n into R[dst]; in tail position also returns it (or tail-calls).
+  void expr(Node* n, int dst, bool tail) {
+    SrcLoc saved = cur_loc_;
+    if (n->loc.known()) cur_loc_ = n->loc;
+    switch (n->kind) {
+      case NodeKind::Const:
+        emit(Op::kConst, uint16_t(dst), konst(static_cast<ConstNode*>(n)->value));
+        ret_if(tail, dst);
+        break;
+      case NodeKind::LocalRef:
+        local_ref(static_cast<LocalRefNode*>(n)->var, dst);
+        ret_if(tail, dst);
+        break;
+      case NodeKind::LocalSet: {
+        auto* s = static_cast<LocalSetNode*>(n);
+        int mark = next_reg_;
+        int t = alloc();
+        expr(s->value, t, false);
+        VarLoc l = lookup(s->var, n->loc);
+        if (l.where == Where::Reg && l.boxed) emit(Op::kSetBox, uint16_t(l.index), uint16_t(t));
+        else if (l.where == Where::Reg) emit(Op::kMove, uint16_t(l.index), uint16_t(t));
+        else if (l.where == Where::Free && l.boxed) {
+          int b = alloc();
+          emit(Op::kFree, uint16_t(b), uint16_t(l.index));
+          emit(Op::kSetBox, uint16_t(b), uint16_t(t));
+        } else {
+          compile_error(n->loc, "internal error: assignment to an unboxed captured variable");
+        }
+        next_reg_ = mark;
+        emit(Op::kConst, uint16_t(dst), konst(kUnspecified));
+        ret_if(tail, dst);
+        break;
+      }
+      case NodeKind::GlobalRef:
+        emit(Op::kGlobalRef, uint16_t(dst), konst(static_cast<GlobalRefNode*>(n)->cell));
+        ret_if(tail, dst);
+        break;
+      case NodeKind::GlobalSet: {
+        auto* s = static_cast<GlobalSetNode*>(n);
+        int mark = next_reg_;
+        int t = alloc();
+        expr(s->value, t, false);
+        emit(s->is_define ? Op::kGlobalDef : Op::kGlobalSet, uint16_t(t), konst(s->cell));
+        next_reg_ = mark;
+        emit(Op::kConst, uint16_t(dst), konst(kUnspecified));
+        ret_if(tail, dst);
+        break;
+      }
+      case NodeKind::If: {
+        auto* i = static_cast<IfNode*>(n);
+        int mark = next_reg_;
+        int t = test_operand(i->test);
+        size_t jf = emit(Op::kJumpIfFalse, uint16_t(t));
+        next_reg_ = mark;
+        expr(i->then, dst, tail);
+        if (tail) {
+          patch_jump(jf);
+          expr(i->otherwise, dst, true);
+        } else {
+          size_t j = emit(Op::kJump);
+          patch_jump(jf);
+          expr(i->otherwise, dst, false);
+          patch_jump(j);
+        }
+        break;
+      }
+      case NodeKind::Lambda:
+        make_closure(static_cast<LambdaNode*>(n), dst);
+        ret_if(tail, dst);
+        break;
+      case NodeKind::Call: {
+        auto* c = static_cast<CallNode*>(n);
+        call(c->fn, nullptr, c->args, dst, tail);
+        break;
+      }
+      case NodeKind::PrimCall: {
+        auto* c = static_cast<PrimCallNode*>(n);
+        call(nullptr, &c->prim, c->args, dst, tail);
+        break;
+      }
+      case NodeKind::Let:
+        let(static_cast<LetNode*>(n), dst, tail);
+        break;
+      case NodeKind::Letrec:
+        letrec(static_cast<LetNode*>(n), dst, tail);
+        break;
+      case NodeKind::Seq: {
+        auto* s = static_cast<SeqNode*>(n);
+        for (size_t k = 0; k + 1 < s->exprs.size(); k++) {
+          int mark = next_reg_;
+          int t = alloc();
+          expr(s->exprs[k], t, false);
+          next_reg_ = mark;
+        }
+        if (s->exprs.empty()) {
+          emit(Op::kConst, uint16_t(dst), konst(kUnspecified));
+          ret_if(tail, dst);
+        } else {
+          expr(s->exprs.back(), dst, tail);
+        }
+        break;
+      }
+    }
+    cur_loc_ = saved;
+  }
+
+  void local_ref(Var* v, int dst) {
+    VarLoc l = lookup(v, cur_loc_);
+    switch (l.where) {
+      case Where::Self:
+        emit(Op::kMove, uint16_t(dst), 0);
+        break;
+      case Where::Reg:
+        if (l.boxed) emit(Op::kUnbox, uint16_t(dst), uint16_t(l.index));
+        else if (l.index != dst) emit(Op::kMove, uint16_t(dst), uint16_t(l.index));
+        break;
+      case Where::Free:
+        emit(l.boxed ? Op::kFreeUnbox : Op::kFree, uint16_t(dst), uint16_t(l.index));
+        break;
+    }
+  }
+
+  // A register holding n's value: the variable's own register when it has one, else a temp.
+  int operand(Node* n) {
+    if (n->kind == NodeKind::LocalRef) {
+      VarLoc l = lookup(static_cast<LocalRefNode*>(n)->var, n->loc);
+      if (l.where == Where::Reg && !l.boxed) return l.index;
+      if (l.where == Where::Self) return 0;
+    }
+    int t = alloc();
+    expr(n, t, false);
+    return t;
+  }
+  int test_operand(Node* n) { return operand(n); }
+
+  void make_closure(LambdaNode* l, int dst) {
+    FnCompiler child(vm_, an_, this, l);
+    Proto* p = child.compile();
+    LambdaInfo& info = an_.lambdas[l];
+    p->ncaptures = int32_t(info.free.size());
+    p->captures = static_cast<Capture*>(gc_alloc_atomic(sizeof(Capture) * (info.free.size() + 1)));
+    for (size_t i = 0; i < info.free.size(); i++) p->captures[i] = capture_of(info.free[i]);
+    emit(Op::kClosure, uint16_t(dst), konst(make_ptr(p)));
+  }
+
+  void call(Node* fn, const Value* prim, const gc_vector<Node*>& args, int dst, bool tail) {
+    // A call through a builtin's global cell becomes an inline instruction with a guard.
+    Value cell = kFalse;
+    Value callee = prim ? *prim : kFalse;
+    if (fn && fn->kind == NodeKind::GlobalRef) {
+      cell = static_cast<GlobalRefNode*>(fn)->cell;
+      callee = cell.as<GlobalCell>()->value;
+    }
+    if (is_primitive(callee) && inline_call(callee, cell, args, dst, tail)) return;
+
+    if (args.size() > 60000) compile_error(cur_loc_, "too many arguments in one call");
+    int mark = next_reg_;
+    int base = alloc(int(args.size()) + 1);
+    if (fn) expr(fn, base, false);
+    else emit(Op::kConst, uint16_t(base), konst(*prim));
+    for (size_t k = 0; k < args.size(); k++) expr(args[k], base + 1 + int(k), false);
+    if (tail) {
+      emit(Op::kTailCall, uint16_t(base), uint16_t(args.size()));
+    } else {
+      emit(Op::kCall, uint16_t(base), uint16_t(args.size()));
+      if (base != dst) emit(Op::kMove, uint16_t(dst), uint16_t(base));
+    }
+    next_reg_ = mark;
+  }
+
+  bool inline_call(Value prim, Value cell, const gc_vector<Node*>& args, int dst, bool tail) {
+    Op op = vm_.inline_op(prim);
+    if (op == Op::kCount) return false;
+    size_t arity = 2;
+    switch (op) {
+      case Op::kCar: case Op::kCdr: case Op::kNullP: case Op::kPairP: case Op::kNot: case Op::kZeroP:
+        arity = 1;
+        break;
+      case Op::kVectorSet:
+        arity = 3;
+        break;
+      default:
+        break;
+    }
+    if (args.size() != arity) return false;
+    int mark = next_reg_;
+    uint16_t r[3] = {0, 0, 0};
+    for (size_t k = 0; k < arity; k++) r[k] = uint16_t(operand(args[k]));
+    uint16_t cell_k = konst(is_primitive(cell) || cell == kFalse ? prim : cell);
+    if (op == Op::kVectorSet) {
+      emit(op, r[0], r[1], r[2]);
+      emit(Op::kMove, cell_k);  // data word
+      next_reg_ = mark;
+      emit(Op::kConst, uint16_t(dst), konst(kUnspecified));
+    } else {
+      emit(op, uint16_t(dst), r[0], r[1]);
+      emit(Op::kMove, cell_k);  // data word
+      next_reg_ = mark;
+    }
+    ret_if(tail, dst);
+    return true;
+  }
+
+  void let(LetNode* l, int dst, bool tail) {
+    int mark = next_reg_;
+    int base = alloc(int(l->vars.size()));
+    for (size_t k = 0; k < l->vars.size(); k++) {
+      expr(l->inits[k], base + int(k), false);
+    }
+    for (size_t k = 0; k < l->vars.size(); k++) {
+      bind_reg(l->vars[k], base + int(k));
+      if (is_boxed(l->vars[k])) emit(Op::kBox, uint16_t(base + k));
+    }
+    expr(l->body, dst, tail);
+    next_reg_ = mark;
+  }
+
+  void letrec(LetNode* l, int dst, bool tail) {
+    int mark = next_reg_;
+    int base = alloc(int(l->vars.size()));
+    for (size_t k = 0; k < l->vars.size(); k++) {
+      bind_reg(l->vars[k], base + int(k));
+      emit(Op::kConst, uint16_t(base + k), konst(kUnbound));
+      if (is_boxed(l->vars[k])) emit(Op::kBox, uint16_t(base + k));
+    }
+    if (an_.fixable.count(l)) {
+      for (size_t k = 0; k < l->vars.size(); k++) make_closure(static_cast<LambdaNode*>(l->inits[k]), base + int(k));
+      // Tie the knot: closures made before their siblings captured the unbound marker.
+      for (size_t k = 0; k < l->vars.size(); k++) {
+        LambdaInfo& info = an_.lambdas[static_cast<LambdaNode*>(l->inits[k])];
+        for (size_t f = 0; f < info.free.size(); f++) {
+          for (size_t j = 0; j < l->vars.size(); j++) {
+            if (info.free[f] == l->vars[j])
+              emit(Op::kFixClosure, uint16_t(base + k), uint16_t(f), uint16_t(base + j));
+          }
+        }
+      }
+    } else {
+      for (size_t k = 0; k < l->vars.size(); k++) {
+        VarLoc loc = locs_[l->vars[k]];
+        if (loc.boxed) {
+          int m2 = next_reg_;
+          int t = alloc();
+          expr(l->inits[k], t, false);
+          emit(Op::kSetBox, uint16_t(base + k), uint16_t(t));
+          next_reg_ = m2;
+        } else {
+          expr(l->inits[k], base + int(k), false);
+        }
+      }
+    }
+    expr(l->body, dst, tail);
+    next_reg_ = mark;
+  }
+};
+
+}  // namespace
+
+Value compile_toplevel(Vm& vm, Node* form) {
+  LambdaNode* thunk = gc_new<LambdaNode>(intern("toplevel"), form->loc);
+  LambdaClause* clause = gc_new<LambdaClause>();
+  clause->body = form;
+  thunk->clauses.push_back(clause);
+  Analysis an;
+  an.run(thunk);
+  FnCompiler fc(*vm.impl, an, nullptr, thunk);
+  Proto* p = fc.compile();
+  p->ncaptures = 0;
+  return make_closure(p, 0);
+}
+
+Value make_closure(Proto* proto, int64_t nfree) {
+  Closure* c = gc_alloc_object<Closure>(Type::Closure, sizeof(Closure) + sizeof(Value) * nfree, nfree);
+  c->proto = proto;
+  return make_ptr(c);
+}
+
+}  // namespace quasi

@@ -1,0 +1,19 @@
+// compiler.hpp — lowers core IR to register bytecode (vm/proto.hpp).
+//
+// Closures are flat: a closure copies the values of its free variables when it is made. A
+// variable that is both captured and assigned lives in a Box so every closure sees one location.
+// letrec groups made only of lambdas are tied with kFixClosure instead of boxes, and a lambda's
+// reference to its own letrec name reads R[0], so named-let loops cost no indirection.
+#pragma once
+
+#include "eval/ir.hpp"
+#include "vm/proto.hpp"
+
+namespace quasi {
+
+struct Vm;
+
+// Compiles a top-level form into a closure of no arguments.
+Value compile_toplevel(Vm& vm, Node* form);
+
+}  // namespace quasi

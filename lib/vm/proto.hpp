@@ -1,0 +1,106 @@
+// proto.hpp — compiled code: the instruction set, code objects (Proto), closures, continuations.
+//
+// The VM is a register machine. A call frame is a window R[0..nregs) of the VM's value stack:
+//   R[0]            the procedure being run (its closure gives access to free variables)
+//   R[1..nparams]   the arguments; R[nparams+1] the rest list when the procedure has one
+//   above           locals and temporaries, numbered by the compiler
+// A call `CALL a n` finds the callee in R[a] and its arguments in R[a+1..a+n]; the callee's frame
+// starts at R[a], so arguments are never copied. The result lands in R[a].
+#pragma once
+
+#include <cstdint>
+
+#include "core/object.hpp"
+
+namespace quasi {
+
+enum class Op : uint16_t {
+  kMove,       // R[a] = R[b]
+  kConst,      // R[a] = K[b]
+  kGlobalRef,  // R[a] = cell(K[b]).value; raises if unbound
+  kGlobalSet,  // cell(K[b]).value = R[a]; raises if unbound (set!)
+  kGlobalDef,  // cell(K[b]).value = R[a] (define)
+  kFree,       // R[a] = self.free[b]
+  kFreeUnbox,  // R[a] = box(self.free[b]).value
+  kBox,        // R[a] = new box holding R[a]
+  kUnbox,      // R[a] = box(R[b]).value
+  kSetBox,     // box(R[a]).value = R[b]
+  kClosure,    // R[a] = closure of proto K[b], free values gathered per the proto's captures
+  kFixClosure, // closure(R[a]).free[b] = R[c]   (letrec of lambdas: tie the knot)
+  kJump,       // pc += (int32)(b | c << 16)
+  kJumpIfFalse,// if R[a] is #f: pc += (int32)(b | c << 16)
+  kCall,       // R[a] = R[a](R[a+1..a+b])
+  kTailCall,   // return R[a](R[a+1..a+b])
+  kReturn,     // return R[a]
+  kCheckBound, // raise "used before initialization" if R[a] is the unbound marker (letrec)
+  // Inline primitives. The word after each holds, in its `a`, the index in K of the GlobalCell
+  // the call went through: when a builtin has been redefined the VM calls the cell's value.
+  kAdd,        // R[a] = R[b] + R[c]
+  kSub,        // R[a] = R[b] - R[c]
+  kMul,        // R[a] = R[b] * R[c]
+  kLt, kLe, kGt, kGe, kNumEq,  // R[a] = (op R[b] R[c])
+  kEq,         // R[a] = (eq? R[b] R[c])
+  kCar, kCdr,  // R[a] = (car R[b])
+  kCons,       // R[a] = (cons R[b] R[c])
+  kNullP, kPairP, kNot, kZeroP,  // R[a] = (op R[b])
+  kVectorRef,  // R[a] = (vector-ref R[b] R[c])
+  kVectorSet,  // (vector-set! R[a] R[b] R[c])  (result: unspecified, written nowhere)
+  kCount
+};
+
+struct Insn {
+  Op op;
+  uint16_t a, b, c;
+};
+
+inline int32_t jump_offset(const Insn& i) { return static_cast<int32_t>(uint32_t(i.b) | (uint32_t(i.c) << 16)); }
+
+// How a closure's free variable is found when the closure is made: in a register of the frame
+// that makes it, or in that frame's own closure.
+struct Capture {
+  uint32_t from_free : 1;
+  uint32_t index : 31;
+};
+
+struct Proto : Object {
+  Value name;          // symbol or #f
+  int32_t nparams;     // required parameters
+  bool has_rest;
+  int32_t nregs;       // frame size including R[0]
+  int32_t ncode;
+  Insn* code;
+  Value* consts;       // constants, GlobalCells, child Protos
+  int32_t nconsts;
+  uint64_t* locs;      // packed SrcLoc per instruction
+  Capture* captures;   // for the closure that runs this code
+  int32_t ncaptures;
+  Proto* next_clause;  // case-lambda: the clause tried when the arity does not match
+  uint64_t loc;        // packed SrcLoc of the lambda
+};
+
+struct Closure : Object {  // payload: number of free values
+  Proto* proto;
+  Value* free() { return reinterpret_cast<Value*>(this + 1); }
+};
+
+Value make_closure(Proto* proto, int64_t nfree);
+inline bool is_closure(Value v) { return has_type(v, Type::Closure); }
+
+// A captured continuation: a copy of the used part of the VM stack and of the frame stack, and
+// where to resume.
+struct Frame;
+struct Continuation : Object {
+  Value* stack;           // copy of stack[0..nstack)
+  int64_t nstack;
+  Frame* frames;          // copy of frames[0..nframes)
+  int64_t nframes;
+  const Insn* resume_pc;  // null: deliver the value by returning from the top frame
+  int64_t resume_fp;
+  int64_t resume_top;
+  int64_t resume_dst;
+  Proto* resume_proto;
+  uint64_t run_id;        // the C++ -> Scheme call (Vm::apply) whose frames these are
+};
+inline bool is_continuation(Value v) { return has_type(v, Type::Continuation); }
+
+}  // namespace quasi

@@ -1,0 +1,103 @@
+// vm_impl.hpp — the VM's private state: the value stack, the frame stack, and the run loop.
+//
+// Invariants:
+//  - stack[fp .. top) is the running procedure's frame; every register the code uses is below
+//    top. The stack is one reserved region that never moves, so pointers into it stay valid.
+//  - The collector scans stack[0 .. high_water) through a push-other-roots callback.
+//  - frames[0 .. nframes) hold the return points of the procedures below the running one. A frame
+//    whose pc is null is a barrier: returning through it ends the innermost C++ call into
+//    Scheme (Vm::apply), which returns the value.
+#pragma once
+
+#include <unordered_map>
+#include <vector>
+
+#include "core/error.hpp"
+#include "vm/proto.hpp"
+#include "vm/vm.hpp"
+
+namespace quasi {
+
+struct Frame {
+  const Insn* pc;  // where the caller resumes; null for a barrier
+  int64_t fp;      // the caller's frame base
+  int64_t top;     // the caller's frame top
+  int64_t dst;     // the caller's register (relative to fp) that receives the result
+  Proto* proto;    // the caller's code
+};
+
+// Thrown to carry a continuation invocation out of nested C++ -> Scheme calls to the run loop
+// that owns the continuation's frames.
+struct ContinuationJump {
+  Continuation* k;
+  Value value;
+};
+
+// Thrown when a raise has no handler left: leaves every run loop and reaches the embedder.
+struct UncaughtRaise {
+  Value payload;
+};
+
+// Control operations the VM performs itself (Primitive::vm_op for kVmSpecial primitives).
+enum VmOp : uint32_t {
+  kVmApply = 1,      // (apply f arg ... list)
+  kVmApplyValues,    // (%apply-values consumer values): spreads multiple values
+  kVmCallCC,         // (%call/cc f): captures the raw continuation, no winding
+  kVmEval,           // (eval expr [env])
+};
+
+struct VmImpl {
+  Vm* vm;
+  Value* stack = nullptr;
+  int64_t stack_limit = 0;  // in values
+  int64_t stack_soft_limit = 0;  // below it by a headroom until a stack overflow is signalled
+  Frame* frames = nullptr;
+  int64_t frames_limit = 0;
+  int64_t frames_soft_limit = 0;
+  int64_t nframes = 0;
+  int64_t fp = 0, top = 0, high_water = 0;
+  Proto* cur_proto = nullptr;  // code of the running procedure (null outside any)
+  int32_t run_depth = 0;
+  uint64_t run_id = 0;         // 0 for the outermost run; unique for nested ones
+  uint64_t run_counter = 0;
+  std::vector<uint64_t> active_runs;
+  const Insn* error_pc = nullptr;  // instruction being executed when a runtime routine may raise
+  Value barrier_value = kUnspecified;
+
+  // Set when a GlobalCell that compiled code inlines is assigned: inline ops then call the
+  // cell's current value.
+  bool builtins_redefined = false;
+  std::unordered_map<uint64_t, Op> inline_ops;  // Primitive bits -> inline op
+  Value raise_cell = kFalse;                     // GlobalCell of Scheme-level `raise`
+  root_vector<Value> roots;                      // keeps inline_ops keys and raise_cell alive
+
+  explicit VmImpl(Vm* owner);
+  ~VmImpl();
+
+  Value apply(Value proc, int argc, const Value* argv);
+  // Runs from pc until a barrier frame returns; handles errors and continuation jumps.
+  Value execute(const Insn* pc);
+  const Insn* loop(const Insn* pc);
+
+  // Calls the procedure at stack[nfp] with argc arguments above it. Returns the pc to continue
+  // at, or null when a barrier frame was popped (barrier_value holds the result).
+  const Insn* enter(int64_t nfp, int64_t argc, const Insn* ret_pc, int64_t dst, bool tail);
+  const Insn* do_return(Value v);
+  const Insn* reinstate(Continuation* k, Value v);
+  Value capture(int64_t nfp, const Insn* ret_pc, int64_t dst, bool tail);
+  const Insn* raise_from_error(Value payload);
+  void push_frame(const Insn* ret_pc, int64_t dst);
+  void ensure_stack(int64_t needed_top);
+  void reset();  // after an uncaught error: drop every frame
+  void restore_limits();
+
+  SrcLoc location_of(const Insn* pc) const;  // of an instruction of the running procedure
+  Value backtrace() const;                   // list of procedure names, innermost first
+  Op inline_op(Value prim) const {
+    auto it = inline_ops.find(prim.bits);
+    return it == inline_ops.end() ? Op::kCount : it->second;
+  }
+  void register_inline_ops(Environment* core);
+};
+
+}  // namespace quasi

@@ -1,0 +1,105 @@
+;;; 00-core.scm — control built on the VM's raw primitives: dynamic-wind, call/cc with winding,
+;;; call-with-values, exceptions (raise, with-exception-handler) and parameterize.
+;;;
+;;; The VM knows nothing of dynamic-wind: %call/cc captures a raw continuation, and the
+;;; continuation procedure made here walks %winders to the target extent before jumping. The
+;;; handler stack %handlers is an ordinary global rebound with dynamic-wind, so escapes restore it.
+
+(define %winders '())
+
+(define (call-with-values producer consumer)
+  (%apply-values consumer (producer)))
+
+(define (dynamic-wind before thunk after)
+  (before)
+  (set! %winders (cons (cons before after) %winders))
+  (%apply-values
+   (lambda results
+     (set! %winders (cdr %winders))
+     (after)
+     (apply values results))
+   (thunk)))
+
+(define (%common-tail x y)
+  (let ((lx (length x)) (ly (length y)))
+    (let loop ((x (if (> lx ly) (list-tail x (- lx ly)) x))
+               (y (if (> ly lx) (list-tail y (- ly lx)) y)))
+      (if (eq? x y) x (loop (cdr x) (cdr y))))))
+
+;; Leaves the extents of %winders down to the common part, then enters those of target.
+(define (%rewind-to target)
+  (let ((common (%common-tail %winders target)))
+    (let unwind ()
+      (if (not (eq? %winders common))
+          (let ((w (car %winders)))
+            (set! %winders (cdr %winders))
+            ((cdr w))
+            (unwind))))
+    (let rewind ((l target))
+      (if (not (eq? l common))
+          (begin
+            (rewind (cdr l))
+            ((car (car l)))
+            (set! %winders l))))))
+
+(define (call-with-current-continuation f)
+  (%call/cc
+   (lambda (k)
+     (let ((saved %winders))
+       (f (lambda vals
+            (if (not (eq? %winders saved)) (%rewind-to saved))
+            (apply k vals)))))))
+
+(define call/cc call-with-current-continuation)
+
+;;; Exceptions. A handler runs in the dynamic environment of the raise, minus itself.
+
+(define %handlers '())
+
+(define (%with-handlers handlers thunk)
+  (let ((saved %handlers))
+    (dynamic-wind
+     (lambda () (set! %handlers handlers))
+     thunk
+     (lambda () (set! %handlers saved)))))
+
+(define (with-exception-handler handler thunk)
+  (if (not (procedure? handler))
+      (error 'with-exception-handler "expected a procedure" handler))
+  (%with-handlers (cons handler %handlers) thunk))
+
+(define (raise obj)
+  (let ((handlers %handlers))
+    (if (null? handlers) (%uncaught obj))
+    (%with-handlers
+     (cdr handlers)
+     (lambda ()
+       ((car handlers) obj)
+       (raise (%make-condition 'error #f "exception handler returned from a non-continuable raise"
+                               (list obj)))))))
+
+(define (raise-continuable obj)
+  (let ((handlers %handlers))
+    (if (null? handlers) (%uncaught obj))
+    (%with-handlers (cdr handlers) (lambda () ((car handlers) obj)))))
+
+;;; Parameter objects: the current value lives in the object; parameterize swaps it in and out.
+
+(define (make-parameter init . converter)
+  (let ((c (if (pair? converter) (car converter) #f)))
+    (%make-parameter (if c (c init) init) c)))
+
+(define (%parameterize params values thunk)
+  (let loop ((ps params) (vs values) (acc '()))
+    (if (pair? ps)
+        (let ((c (%parameter-converter (car ps))))
+          (loop (cdr ps) (cdr vs) (cons (if c (c (car vs)) (car vs)) acc)))
+        (let ((new (reverse acc)))
+          (define (swap!)
+            (let loop ((ps params) (vs new) (olds '()))
+              (if (pair? ps)
+                  (let ((old (%parameter-value (car ps))))
+                    (%parameter-set! (car ps) (car vs))
+                    (loop (cdr ps) (cdr vs) (cons old olds)))
+                  (set! new (reverse olds)))))
+          (dynamic-wind swap! thunk swap!)))))

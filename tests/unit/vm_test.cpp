@@ -1,0 +1,106 @@
+// End-to-end tests of the compiler and VM: source text in, written result out.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "engine_bridge.hpp"
+#include "quasi/error.hpp"
+
+namespace {
+
+quasi::bridge::Engine* engine() {
+  static quasi::bridge::Engine* e = quasi::bridge::create_engine();
+  return e;
+}
+
+std::string run(const std::string& code) {
+  return quasi::bridge::write(quasi::bridge::eval(engine(), code, "<test>"), false);
+}
+
+std::string error_of(const std::string& code) {
+  try {
+    run(code);
+  } catch (quasi::Error& e) {
+    return e.what();
+  }
+  return "<no error>";
+}
+
+}  // namespace
+
+TEST_CASE("constants, arithmetic and globals", "[vm]") {
+  CHECK(run("(+ 1 2)") == "3");
+  CHECK(run("(define x 10) (* x x)") == "100");
+  CHECK(run("(- 4611686018427387903 -1)") == "4611686018427387904");  // fixnum overflow
+  CHECK(run("(< 1 2 3)") == "#t");
+  CHECK(run("(if (> 1 2) 'a 'b)") == "b");
+  CHECK(run("'(1 . 2)") == "(1 . 2)");
+}
+
+TEST_CASE("closures, assignment and letrec", "[vm]") {
+  CHECK(run("(define (make-counter) (let ((n 0)) (lambda () (set! n (+ n 1)) n)))"
+            "(define c (make-counter)) (c) (c) (c)") == "3");
+  CHECK(run("(letrec ((even? (lambda (n) (if (= n 0) #t (odd? (- n 1)))))"
+            "         (odd? (lambda (n) (if (= n 0) #f (even? (- n 1))))))"
+            "  (even? 1001))") == "#f");
+  CHECK(run("(let loop ((i 0) (acc '())) (if (= i 5) (reverse acc) (loop (+ i 1) (cons i acc))))") ==
+        "(0 1 2 3 4)");
+  CHECK(run("(define (f . xs) xs) (f 1 2 3)") == "(1 2 3)");
+  CHECK(run("(define (g a #;comment b . r) (list a b r)) (g 1 2 3 4)") == "(1 2 (3 4))");
+  CHECK(run("(let ((x 1)) (define (get) x) (set! x 2) (get))") == "2");
+}
+
+TEST_CASE("proper tail calls run in constant space", "[vm]") {
+  CHECK(run("(define (count n) (if (= n 0) 'done (count (- n 1)))) (count 3000000)") == "done");
+  CHECK(run("(define (ping n) (if (= n 0) 'ok (pong (- n 1))))"
+            "(define (pong n) (ping n)) (ping 1000000)") == "ok");
+  CHECK(run("(apply + (list 1 2 3))") == "6");
+}
+
+TEST_CASE("deep non-tail recursion succeeds", "[vm]") {
+  CHECK(run("(define (deep n) (if (= n 0) 0 (+ 1 (deep (- n 1))))) (deep 1000000)") == "1000000");
+}
+
+TEST_CASE("runaway recursion raises a Scheme error", "[vm]") {
+  std::string e = error_of("(define (inf n) (+ 1 (inf n))) (inf 1)");
+  CHECK(e.find("recursion too deep") != std::string::npos);
+  CHECK(run("(+ 1 1)") == "2");  // the engine keeps working
+}
+
+TEST_CASE("call/cc: escape, re-entry, generators", "[vm]") {
+  CHECK(run("(+ 1 (call/cc (lambda (k) (+ 10 (k 2)))))") == "3");
+  CHECK(run("(define r '()) (define kk #f)"
+            "(set! r (cons (call/cc (lambda (k) (set! kk k) 0)) r))"
+            "(if (< (length r) 3) (kk (length r)))"
+            "r") == "(2 1 0)");
+  CHECK(run("(call-with-values (lambda () (values 1 2)) list)") == "(1 2)");
+}
+
+TEST_CASE("dynamic-wind runs before/after around escapes", "[vm]") {
+  CHECK(run("(define trace '())"
+            "(define (note x) (set! trace (cons x trace)))"
+            "(call/cc (lambda (k) (dynamic-wind (lambda () (note 'in)) (lambda () (k 1)) (lambda () (note 'out)))))"
+            "(reverse trace)") == "(in out)");
+}
+
+TEST_CASE("errors carry procedure, value and location", "[vm]") {
+  std::string e = error_of("(car 42)");
+  CHECK(e.find("car: expected a pair, got 42") != std::string::npos);
+  CHECK(e.find("<test>:1:1") != std::string::npos);
+  CHECK(error_of("(define (f x) x) (f 1 2)").find("f: expected 1 argument, got 2") != std::string::npos);
+  CHECK(error_of("undefined-variable-xyz").find("unbound variable: undefined-variable-xyz") != std::string::npos);
+  CHECK(run("(guard (e (#t (error-object-message e))) (vector-ref (vector 1) 5))").find("vector-ref") !=
+        std::string::npos);
+  CHECK(run("(with-exception-handler (lambda (e) 42) (lambda () (+ 1 (raise-continuable 'oops))))") == "43");
+}
+
+TEST_CASE("case-lambda picks the clause by arity", "[vm]") {
+  CHECK(run("(define f (case-lambda ((a) (list 'one a)) ((a b) (list 'two a b)) ((a . r) (list 'many a r))))"
+            "(list (f 1) (f 1 2) (f 1 2 3))") == "((one 1) (two 1 2) (many 1 (2 3)))");
+}
+
+TEST_CASE("redefining an inlined builtin is seen by compiled code", "[vm]") {
+  CHECK(run("(define (first x) (car x)) (first '(1 2))") == "1");
+  // A new top-level definition shadows the builtin only for code compiled after it.
+  CHECK(run("(define (car x) 'mine) (car '(1 2))") == "mine");
+}
