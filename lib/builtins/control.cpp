@@ -200,6 +200,8 @@ QUASI_PRIM(p_make_promise) {
   if (has_type(argv[0], Type::Promise)) return argv[0];
   return make_ptr(new_promise(true, argv[0]));
 }
+// For `delay`: always a new promise, even when the value is itself a promise.
+QUASI_PRIM(p_make_ready_promise) { return make_ptr(new_promise(true, argv[0])); }
 QUASI_PRIM(p_make_lazy_promise) { return make_ptr(new_promise(false, argv[0])); }
 QUASI_PRIM(p_promise_p) { return make_bool(has_type(argv[0], Type::Promise)); }
 QUASI_PRIM(p_promise_done_p) { return make_bool(check_promise("force", argv[0])->done); }
@@ -258,6 +260,7 @@ const PrimDef kControlPrims[] = {
     {"record?", p_record_p, 1, 1, kPureFold},
     {"make-promise", p_make_promise, 1, 1, kAlloc},
     {"%make-lazy-promise", p_make_lazy_promise, 1, 1, kAlloc},
+    {"%make-ready-promise", p_make_ready_promise, 1, 1, kAlloc},
     {"promise?", p_promise_p, 1, 1, kPureFold},
     {"%promise-done?", p_promise_done_p, 1, 1, kMayRaise},
     {"%promise-value", p_promise_value, 1, 1, kMayRaise},

@@ -2,6 +2,7 @@
 // syntax-rules matching and transcription live in syntax_rules.cpp.
 #include <pthread.h>
 
+#include <algorithm>
 #include <atomic>
 #include <fstream>
 #include <sstream>
@@ -30,14 +31,14 @@ uintptr_t stack_limit() {
     if (pthread_getattr_np(pthread_self(), &attr) == 0) {
       void* addr = nullptr;
       size_t size = 0;
-      if (pthread_attr_getstack(&attr, &addr, &size) == 0 && size > 2 * kStackReserve &&
-          size < (size_t(1) << 36))
-        limit = reinterpret_cast<uintptr_t>(addr) + kStackReserve;
+      if (pthread_attr_getstack(&attr, &addr, &size) == 0 && size < (size_t(1) << 36))
+        limit = reinterpret_cast<uintptr_t>(addr) + std::min(kStackReserve, size / 4);
       pthread_attr_destroy(&attr);
     }
   }
   return limit;
 }
+
 
 struct Keyword {
   const char* name;
@@ -142,7 +143,8 @@ class Stripper {
     if (t != Type::Pair && t != Type::Vector) return v;
     auto it = memo_.find(v.bits);
     if (it != memo_.end()) return it->second;
-    if (depth > 100000) throw_condition("syntax", nullptr, "nesting too deep in literal");
+    if (depth > kMaxDepth || stack_exhausted())
+      throw_condition("syntax", nullptr, "nesting too deep in literal");
     if (t == Type::Vector) {
       Vector* src = v.as<Vector>();
       Value out = make_vector(src->length(), kFalse);
@@ -225,18 +227,14 @@ Value vector_to_list(Value v) {
   return out;
 }
 
-Value list_to_vector(Value l) {
-  int64_t n = 0;
-  for (Value p = l; is_pair(p); p = cdr(p)) n++;
-  Value v = make_vector(n, kFalse);
-  int64_t i = 0;
-  for (Value p = l; is_pair(p); p = cdr(p)) v.as<Vector>()->items()[i++] = car(p);
-  return v;
-}
-
 }  // namespace
 
 // ---- public helpers ---------------------------------------------------------------------------
+
+bool stack_exhausted() {
+  char probe;
+  return reinterpret_cast<uintptr_t>(&probe) < stack_limit();
+}
 
 int64_t count_pairs(Value v) {
   int64_t n = 0;
@@ -317,9 +315,7 @@ Expander::Guard::Guard(Expander* ex, Value form) : e(ex), saved(ex->loc_) {
   ++e->depth_;
   SrcLoc l = pair_srcloc(form);
   if (l.known()) e->loc_ = l;
-  char probe;
-  uintptr_t here = reinterpret_cast<uintptr_t>(&probe);
-  if (e->depth_ > kMaxDepth || here < stack_limit())
+  if (e->depth_ > kMaxDepth || stack_exhausted())
     e->fail(kFalse, "nesting too deep", kUnspecified, form);
 }
 
@@ -338,22 +334,43 @@ void Expander::fail_list(Value who, const std::string& msg, Value irritants, Val
 
 // ---- resolution -------------------------------------------------------------------------------
 
+// Frames with more entries than this get a hash index.
+constexpr size_t kIndexThreshold = 24;
+
+void Expander::add_entry(Scope* s, const ScopeEntry& e) {
+  s->entries.push_back(e);
+  if (s->index) (*s->index)[e.id.bits] = s->entries.size() - 1;
+}
+
+const ScopeEntry* Expander::find_entry(Scope* f, Value id) {
+  auto& es = f->entries;
+  if (es.size() > kIndexThreshold) {
+    if (!f->index) {
+      f->index = gc_new<Scope::Index>();
+      for (size_t i = 0; i < es.size(); i++) (*f->index)[es[i].id.bits] = i;
+    }
+    auto it = f->index->find(id.bits);
+    return it == f->index->end() ? nullptr : &es[it->second];
+  }
+  for (size_t i = es.size(); i-- > 0;)
+    if (es[i].id == id) return &es[i];
+  return nullptr;
+}
+
 Resolved Expander::resolve(Value id, Scope* s) {
   for (;;) {
     for (Scope* f = s; f; f = f->parent) {
-      auto& es = f->entries;
-      for (size_t i = es.size(); i-- > 0;) {
-        if (es[i].id == id) {
-          Resolved r;
-          if (es[i].var) {
-            r.kind = Resolved::Local;
-            r.var = es[i].var;
-          } else {
-            r.kind = Resolved::Keyword;
-            r.macro = es[i].macro.as<Macro>();
-          }
-          return r;
+      if (f->entries.empty()) continue;
+      if (const ScopeEntry* e = find_entry(f, id)) {
+        Resolved r;
+        if (e->var) {
+          r.kind = Resolved::Local;
+          r.var = e->var;
+        } else {
+          r.kind = Resolved::Keyword;
+          r.macro = e->macro.as<Macro>();
         }
+        return r;
       }
     }
     if (is_identifier_object(id)) {
@@ -415,11 +432,7 @@ Macro* Expander::head_macro(Value form, Scope* s) {
   return r.kind == Resolved::Keyword ? r.macro : nullptr;
 }
 
-bool Expander::bound_in_frame(Scope* s, Value id) {
-  for (auto& e : s->entries)
-    if (e.id == id) return true;
-  return false;
-}
+bool Expander::bound_in_frame(Scope* s, Value id) { return find_entry(s, id) != nullptr; }
 
 // ---- small IR builders ------------------------------------------------------------------------
 
@@ -509,7 +522,7 @@ Node* Expander::toplevel_form(Value x) {
         if (list_length(x) != 3 || !is_identifier(cadr(x))) bad_syntax(car(x), x);
         if (!env_->mutable_) fail(car(x), "cannot define in an immutable environment", cadr(x), x);
         Value name = identifier_symbol(cadr(x));
-        Value mac = make_transformer(caddr(x), root_, name);
+        Value mac = make_transformer(caddr(x), root_, name, car(x));
         env_->bind(name, mac);
         return konst(kUnspecified, loc_of(x));
       }
@@ -558,7 +571,7 @@ Node* Expander::top_define(Value x) {
   parse_define(x, &id, &value, &has_value);
   if (!env_->mutable_) fail(car(x), "cannot define in an immutable environment", id, x);
   Value sym = identifier_symbol(id);
-  Value cell = env_->cell_for(sym);
+  Value cell = env_->define_cell(sym);
   Node* v = has_value ? expand_named(value, root_, sym) : konst(kUnspecified, loc_of(x));
   return gc_new<GlobalSetNode>(cell, v, true, loc_of(x));
 }
@@ -577,13 +590,13 @@ Node* Expander::top_define_values(Value x) {
     Var* t = make_var(sym);
     params.push_back(t);
     sets.push_back(
-        gc_new<GlobalSetNode>(env_->cell_for(sym), gc_new<LocalRefNode>(t, loc), true, loc));
+        gc_new<GlobalSetNode>(env_->define_cell(sym), gc_new<LocalRefNode>(t, loc), true, loc));
   }
   if (f.rest != kFalse) {
     Value sym = identifier_symbol(f.rest);
     rest = make_var(sym);
     sets.push_back(
-        gc_new<GlobalSetNode>(env_->cell_for(sym), gc_new<LocalRefNode>(rest, loc), true, loc));
+        gc_new<GlobalSetNode>(env_->define_cell(sym), gc_new<LocalRefNode>(rest, loc), true, loc));
   }
   sets.push_back(konst(kUnspecified, loc));
   Node* producer = make_lambda({}, nullptr, expand(caddr(x), root_), kFalse, loc);
@@ -591,13 +604,13 @@ Node* Expander::top_define_values(Value x) {
   return call(core_ref("call-with-values", loc), {producer, consumer}, loc);
 }
 
-Value Expander::make_transformer(Value spec, Scope* s, Value name) {
+Value Expander::make_transformer(Value spec, Scope* s, Value name, Value who) {
   for (int steps = 0;; steps++) {
     if (steps > kMaxRewrites) fail(kFalse, "macro expansion does not terminate for", spec, spec);
     if (is_identifier(spec)) {
       Resolved r = resolve(spec, s);
       if (r.kind == Resolved::Keyword) return make_ptr(r.macro);
-      fail(intern("define-syntax"), "not a syntactic keyword:", spec, spec);
+      fail(who, "not a syntactic keyword:", spec, spec);
     }
     Macro* m = head_macro(spec, s);
     if (m && m->form == SpecialForm::SyntaxRules) return make_syntax_rules(spec, s, name);
@@ -605,7 +618,7 @@ Value Expander::make_transformer(Value spec, Scope* s, Value name) {
       spec = apply_syntax_rules(m, spec, s);
       continue;
     }
-    fail(intern("define-syntax"), "unsupported transformer", spec, spec);
+    fail(who, "unsupported transformer", spec, spec);
   }
 }
 
@@ -767,7 +780,7 @@ Node* Expander::expand_body(Value body, Scope* outer, Value who, Value form) {
         if (list_length(x) != 3 || !is_identifier(cadr(x))) bad_syntax(car(x), x);
         Value id = cadr(x);
         if (bound_in_frame(s, id)) fail(car(x), "duplicate definition of", id, x);
-        Value mac = make_transformer(caddr(x), s, identifier_symbol(id));
+        Value mac = make_transformer(caddr(x), s, identifier_symbol(id), car(x));
         bind_macro(s, id, mac);
         break;
       }
@@ -1168,7 +1181,7 @@ Node* Expander::sf_let_syntax(Value x, Scope* s, bool rec) {
   Scope* inner = new_scope(s);
   gc_vector<Value> macros;
   for (size_t i = 0; i < ids.size(); i++) {
-    Value m = make_transformer(specs[i], rec ? inner : s, identifier_symbol(ids[i]));
+    Value m = make_transformer(specs[i], rec ? inner : s, identifier_symbol(ids[i]), who);
     if (rec) bind_macro(inner, ids[i], m);
     else macros.push_back(m);
   }
@@ -1480,7 +1493,7 @@ Node* Expander::sf_delay(Value x, Scope* s, bool force) {
   if (list_length(x) != 2) bad_syntax(car(x), x);
   SrcLoc loc = loc_of(x);
   Node* e = expand(cadr(x), s);
-  if (!force) e = call(core_ref("make-promise", loc), {e}, loc);
+  if (!force) e = call(core_ref("%make-ready-promise", loc), {e}, loc);
   return call(core_ref("%make-lazy-promise", loc), {make_lambda({}, nullptr, e, kFalse, loc)}, loc);
 }
 
@@ -1501,120 +1514,104 @@ Node* Expander::sf_syntax_error(Value x, Scope* s) {
 
 // ---- quasiquote -------------------------------------------------------------------------------
 
-namespace {
 // A partly built quasiquote result: a constant datum, or code.
-struct QQ {
+struct Expander::QQ {
   bool is_const;
   Value datum;
   Node* node;
+  bool own_list = false;  // node is a (list ...) call made here, which may be extended
 };
-}  // namespace
+
+Node* Expander::qq_node(const QQ& q, SrcLoc loc) {
+  return q.is_const ? konst(quote_literal(q.datum), loc) : q.node;
+}
+
+bool Expander::qq_form(Value v, Scope* s, SpecialForm f) {
+  return is_pair(v) && is_keyword(car(v), s, f) && list_length(v) == 2;
+}
+
+Expander::QQ Expander::qq_cons(const QQ& a, const QQ& d, SrcLoc loc) {
+  if (a.is_const && d.is_const) return QQ{true, cons(a.datum, d.datum), nullptr};
+  if (d.is_const && d.datum == kNil) {
+    CallNode* c = gc_new<CallNode>(core_ref("list", loc), loc);
+    c->args.push_back(qq_node(a, loc));
+    return QQ{false, kFalse, c, true};
+  }
+  return QQ{false, kFalse, call(core_ref("cons", loc), {qq_node(a, loc), qq_node(d, loc)}, loc)};
+}
+
+Expander::QQ Expander::qq_tag(const char* name, const QQ& inner, SrcLoc loc) {
+  return qq_cons(QQ{true, intern(name), nullptr}, qq_cons(inner, QQ{true, kNil, nullptr}, loc),
+                 loc);
+}
+
+// Lists are walked iteratively along their spine; recursion only into elements.
+Expander::QQ Expander::qq(Value t, int depth, Scope* s, SrcLoc loc, Value who) {
+  Guard g(this, t);
+  if (qq_form(t, s, SpecialForm::Unquote)) {
+    if (depth == 0) return QQ{false, kFalse, expand(cadr(t), s)};
+    return qq_tag("unquote", qq(cadr(t), depth - 1, s, loc, who), loc);
+  }
+  if (qq_form(t, s, SpecialForm::Quasiquote))
+    return qq_tag("quasiquote", qq(cadr(t), depth + 1, s, loc, who), loc);
+  if (is_vector(t)) {
+    QQ l = qq(vector_to_list(t), depth, s, loc, who);
+    if (l.is_const) return QQ{true, t, nullptr};
+    return QQ{false, kFalse, call(core_ref("list->vector", loc), {l.node}, loc)};
+  }
+  if (!is_pair(t)) return QQ{true, t, nullptr};
+  if (count_pairs(t) < 0) fail(who, "circular list in", kUnspecified, t);
+  struct Item {
+    bool splice;
+    QQ q;
+  };
+  gc_vector<Item> items;
+  Value p = t;
+  while (is_pair(p)) {
+    if (p != t && (qq_form(p, s, SpecialForm::Unquote) || qq_form(p, s, SpecialForm::Quasiquote)))
+      break;  // dotted tail: (a . ,b) is (a unquote b)
+    Value e = car(p);
+    if (qq_form(e, s, SpecialForm::UnquoteSplicing)) {
+      if (depth == 0)
+        items.push_back(Item{true, QQ{false, kFalse, expand(cadr(e), s)}});
+      else
+        items.push_back(Item{false, qq_tag("unquote-splicing", qq(cadr(e), depth - 1, s, loc, who), loc)});
+    } else {
+      items.push_back(Item{false, qq(e, depth, s, loc, who)});
+    }
+    p = cdr(p);
+  }
+  QQ r = p == kNil ? QQ{true, kNil, nullptr} : qq(p, depth, s, loc, who);
+  for (size_t i = items.size(); i-- > 0;) {
+    if (items[i].splice) {
+      if (r.is_const && r.datum == kNil) {
+        r = items[i].q;
+      } else {
+        r = QQ{false, kFalse, call(core_ref("append", loc), {items[i].q.node, qq_node(r, loc)}, loc)};
+      }
+      continue;
+    }
+    // Extend our own (list ...) call with the whole run of plain elements before it.
+    if (r.own_list) {
+      CallNode* c = static_cast<CallNode*>(r.node);
+      size_t j = i;
+      while (j > 0 && !items[j - 1].splice) j--;
+      gc_vector<Node*> args;
+      for (size_t k = j; k <= i; k++) args.push_back(qq_node(items[k].q, loc));
+      for (Node* a : c->args) args.push_back(a);
+      c->args = args;
+      i = j;
+      continue;
+    }
+    r = qq_cons(items[i].q, r, loc);
+  }
+  return r;
+}
 
 Node* Expander::sf_quasiquote(Value x, Scope* s) {
   if (list_length(x) != 2) bad_syntax(car(x), x);
   SrcLoc loc = loc_of(x);
-  Value who = car(x);
-  Value list_cell = core_->cell_for(intern("list"));
-
-  auto node_of = [&](const QQ& q) -> Node* {
-    return q.is_const ? konst(quote_literal(q.datum), loc) : q.node;
-  };
-  auto is_form = [&](Value v, SpecialForm f) {
-    return is_pair(v) && is_keyword(car(v), s, f) && list_length(v) == 2;
-  };
-  auto cons_qq = [&](const QQ& a, const QQ& d) -> QQ {
-    if (a.is_const && d.is_const) return QQ{true, cons(a.datum, d.datum), nullptr};
-    if (d.is_const && d.datum == kNil) {
-      CallNode* c = gc_new<CallNode>(core_ref("list", loc), loc);
-      c->args.push_back(node_of(a));
-      return QQ{false, kFalse, c};
-    }
-    return QQ{false, kFalse, call(core_ref("cons", loc), {node_of(a), node_of(d)}, loc)};
-  };
-
-  // Recursive worker over (template, depth); lists are walked iteratively along their spine.
-  struct Worker {
-    Expander* ex;
-    Scope* s;
-    SrcLoc loc;
-    Value who;
-    decltype(node_of)& node_of;
-    decltype(is_form)& is_form;
-    decltype(cons_qq)& cons_qq;
-    Value list_cell;
-
-    QQ tag(const char* name, QQ inner) {
-      return cons_qq(QQ{true, intern(name), nullptr},
-                     cons_qq(inner, QQ{true, kNil, nullptr}));
-    }
-
-    QQ run(Value t, int depth) {
-      Guard g(ex, t);
-      if (is_form(t, SpecialForm::Unquote)) {
-        if (depth == 0) return QQ{false, kFalse, ex->expand(cadr(t), s)};
-        return tag("unquote", run(cadr(t), depth - 1));
-      }
-      if (is_form(t, SpecialForm::Quasiquote)) return tag("quasiquote", run(cadr(t), depth + 1));
-      if (is_vector(t)) {
-        QQ l = run(vector_to_list(t), depth);
-        if (l.is_const) return QQ{true, t, nullptr};
-        return QQ{false, kFalse, ex->call(ex->core_ref("list->vector", loc), {l.node}, loc)};
-      }
-      if (!is_pair(t)) return QQ{true, t, nullptr};
-      if (count_pairs(t) < 0) ex->fail(who, "circular list in", kUnspecified, t);
-      struct Item {
-        bool splice;
-        QQ q;
-      };
-      gc_vector<Item> items;
-      Value p = t;
-      while (is_pair(p)) {
-        if (p != t && (is_form(p, SpecialForm::Unquote) || is_form(p, SpecialForm::Quasiquote)))
-          break;  // dotted tail: (a . ,b) is (a unquote b)
-        Value e = car(p);
-        if (is_form(e, SpecialForm::UnquoteSplicing)) {
-          if (depth == 0)
-            items.push_back(Item{true, QQ{false, kFalse, ex->expand(cadr(e), s)}});
-          else
-            items.push_back(Item{false, tag("unquote-splicing", run(cadr(e), depth - 1))});
-        } else {
-          items.push_back(Item{false, run(e, depth)});
-        }
-        p = cdr(p);
-      }
-      QQ r = p == kNil ? QQ{true, kNil, nullptr} : run(p, depth);
-      for (size_t i = items.size(); i-- > 0;) {
-        if (items[i].splice) {
-          if (r.is_const && r.datum == kNil) {
-            r = items[i].q;
-          } else {
-            r = QQ{false, kFalse,
-                   ex->call(ex->core_ref("append", loc), {items[i].q.node, node_of(r)}, loc)};
-          }
-          continue;
-        }
-        // Extend a (list ...) call in place: collect a run of elements first.
-        if (!r.is_const && r.node->kind == NodeKind::Call) {
-          CallNode* c = static_cast<CallNode*>(r.node);
-          if (c->fn->kind == NodeKind::GlobalRef &&
-              static_cast<GlobalRefNode*>(c->fn)->cell == list_cell) {
-            size_t j = i;
-            while (j > 0 && !items[j - 1].splice) j--;
-            gc_vector<Node*> args;
-            for (size_t k = j; k <= i; k++) args.push_back(node_of(items[k].q));
-            for (Node* a : c->args) args.push_back(a);
-            c->args = args;
-            i = j;
-            continue;
-          }
-        }
-        r = cons_qq(items[i].q, r);
-      }
-      return r;
-    }
-  };
-  Worker w{this, s, loc, who, node_of, is_form, cons_qq, list_cell};
-  return node_of(w.run(cadr(x), 0));
+  return qq_node(qq(cadr(x), 0, s, loc, car(x)), loc);
 }
 
 // ---- rewriters --------------------------------------------------------------------------------

@@ -17,6 +17,8 @@
 // and the location of the offending form (or the nearest enclosing form read from source).
 #pragma once
 
+#include <unordered_map>
+
 #include "eval/environment.hpp"
 #include "eval/ir.hpp"
 
@@ -40,9 +42,12 @@ struct ScopeEntry {
 
 // A local syntactic environment frame. GC-allocated (gc_new): macros capture it.
 struct Scope {
+  using Index = std::unordered_map<uint64_t, size_t, std::hash<uint64_t>, std::equal_to<uint64_t>,
+                                   gc_allocator<std::pair<const uint64_t, size_t>>>;
   Scope* parent;           // null at the root
   Environment* top;        // the top-level environment the chain ends in
   gc_vector<ScopeEntry> entries;
+  Index* index = nullptr;  // id bits -> position in entries, built once a frame grows large
   Scope(Scope* p, Environment* t) : parent(p), top(t) {}
 };
 

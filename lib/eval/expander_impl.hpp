@@ -17,6 +17,9 @@ struct Resolved {
   Value sym = kFalse;
 };
 
+// True when the C stack of this thread is nearly used up (recursive walks then stop).
+bool stack_exhausted();
+
 // Number of pairs along the cdr chain of v (the tail may be any object); -1 when circular.
 int64_t count_pairs(Value v);
 
@@ -93,6 +96,12 @@ class Expander {
   // special forms
   Node* sf_quote(Value x, Scope* s);
   Node* sf_quasiquote(Value x, Scope* s);
+  struct QQ;
+  QQ qq(Value t, int depth, Scope* s, SrcLoc loc, Value who);
+  Node* qq_node(const QQ& q, SrcLoc loc);
+  QQ qq_cons(const QQ& a, const QQ& d, SrcLoc loc);
+  QQ qq_tag(const char* name, const QQ& inner, SrcLoc loc);
+  bool qq_form(Value v, Scope* s, SpecialForm f);
   Node* sf_lambda(Value x, Scope* s);
   Node* sf_named_lambda(Value x, Scope* s);
   Node* sf_case_lambda(Value x, Scope* s);
@@ -131,7 +140,7 @@ class Expander {
   LambdaClause* make_clause(Value formals, Value body, Scope* s, Value who, Value form);
   void check_duplicates(const gc_vector<Value>& ids, Value who, const char* msg, Value form);
   void parse_define(Value x, Value* id, Value* value, bool* has_value);
-  Value make_transformer(Value spec, Scope* s, Value name);
+  Value make_transformer(Value spec, Scope* s, Value name, Value who);
   Node* cond_clauses(Value clauses, Scope* s, Value who, Value form, Node* fallback);
   Node* make_lambda(const gc_vector<Var*>& params, Var* rest, Node* body, Value name, SrcLoc loc);
   Node* make_seq(gc_vector<Node*>& nodes, SrcLoc loc);
@@ -140,8 +149,10 @@ class Expander {
   Node* call(Node* fn, std::initializer_list<Node*> args, SrcLoc loc);
   Value core_id(const char* name);  // an identifier naming core's binding of `name`
   Scope* new_scope(Scope* parent) { return gc_new<Scope>(parent, parent->top); }
-  void bind_var(Scope* s, Value id, Var* v) { s->entries.push_back(ScopeEntry{id, v, kFalse}); }
-  void bind_macro(Scope* s, Value id, Value m) { s->entries.push_back(ScopeEntry{id, nullptr, m}); }
+  void bind_var(Scope* s, Value id, Var* v) { add_entry(s, ScopeEntry{id, v, kFalse}); }
+  void bind_macro(Scope* s, Value id, Value m) { add_entry(s, ScopeEntry{id, nullptr, m}); }
+  static void add_entry(Scope* s, const ScopeEntry& e);
+  static const ScopeEntry* find_entry(Scope* s, Value id);
   bool bound_in_frame(Scope* s, Value id);
 };
 

@@ -1,5 +1,7 @@
 #include "eval/ir.hpp"
 
+#include "eval/expander_impl.hpp"
+
 #include <atomic>
 #include <string>
 #include <unordered_map>
@@ -22,6 +24,13 @@ class IrPrinter {
   explicit IrPrinter(Node* root) { scan(root); }
 
   Value print(Node* n) {
+    // Deeper than this (or near the end of the C stack) prints as `...`.
+    if (depth_ > 20000 || stack_exhausted()) return intern("...");
+    struct Depth {
+      int& d;
+      explicit Depth(int& x) : d(x) { d++; }
+      ~Depth() { d--; }
+    } depth(depth_);
     switch (n->kind) {
       case NodeKind::Const: {
         Value v = static_cast<ConstNode*>(n)->value;
@@ -82,10 +91,17 @@ class IrPrinter {
  private:
   std::unordered_map<std::string, std::unordered_set<Var*>> vars_by_name_;
   std::unordered_set<std::string> globals_;
+  int depth_ = 0;
 
   void note_var(Var* v) { vars_by_name_[symbol_name(v->name)].insert(v); }
 
   void scan(Node* n) {
+    if (depth_ > 20000 || stack_exhausted()) return;
+    struct Depth {
+      int& d;
+      explicit Depth(int& x) : d(x) { d++; }
+      ~Depth() { d--; }
+    } depth(depth_);
     switch (n->kind) {
       case NodeKind::Const: break;
       case NodeKind::LocalRef: note_var(static_cast<LocalRefNode*>(n)->var); break;

@@ -29,17 +29,18 @@ class Analysis {
 
   void run(LambdaNode* top) {
     lambda(top, nullptr);
-    for (Var* v : captured_assigned_) boxed.insert(v);
   }
 
  private:
   std::vector<LambdaNode*> stack_;
   std::unordered_map<Var*, size_t> depth_;  // depth of the lambda that binds the var
-  std::vector<Var*> captured_assigned_;
 
   void bind(Var* v) {
     depth_[v] = stack_.size();
     v->captured = false;
+    // An assigned variable is a location shared by every re-entry of a continuation (which
+    // copies the stack), so it lives in a box even when no closure captures it.
+    if (v->assigned) boxed.insert(v);
   }
 
   void ref(Var* v) {
@@ -47,10 +48,7 @@ class Analysis {
     if (it == depth_.end()) return;  // malformed IR: the compiler reports it
     size_t d = it->second;
     if (d >= stack_.size()) return;
-    if (!v->captured) {
-      v->captured = true;
-      if (v->assigned) captured_assigned_.push_back(v);
-    }
+    v->captured = true;
     for (size_t k = d; k < stack_.size(); k++) {
       LambdaInfo& info = lambdas[stack_[k]];
       if (info.free_set.insert(v).second) info.free.push_back(v);

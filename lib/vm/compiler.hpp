@@ -1,7 +1,8 @@
 // compiler.hpp — lowers core IR to register bytecode (vm/proto.hpp).
 //
-// Closures are flat: a closure copies the values of its free variables when it is made. A
-// variable that is both captured and assigned lives in a Box so every closure sees one location.
+// Closures are flat: a closure copies the values of its free variables when it is made. An
+// assigned variable lives in a Box so every closure, and every re-entry of a continuation,
+// sees one location.
 // letrec groups made only of lambdas are tied with kFixClosure instead of boxes, and a lambda's
 // reference to its own letrec name reads R[0], so named-let loops cost no indirection.
 #pragma once

@@ -72,7 +72,11 @@ TEST_CASE("call/cc: escape, re-entry, generators", "[vm]") {
   CHECK(run("(define r '()) (define kk #f)"
             "(set! r (cons (call/cc (lambda (k) (set! kk k) 0)) r))"
             "(if (< (length r) 3) (kk (length r)))"
-            "r") == "(2 1 0)");
+            "r") == "(1 0)");  // as Chez and Guile: re-entry resumes after the current top-level form
+  CHECK(run("(let ((r '()) (kk #f))"
+            "  (set! r (cons (call/cc (lambda (k) (set! kk k) 0)) r))"
+            "  (if (< (length r) 3) (kk (length r)))"
+            "  r)") == "(2 1 0)");
   CHECK(run("(call-with-values (lambda () (values 1 2)) list)") == "(1 2)");
 }
 

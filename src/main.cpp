@@ -1,0 +1,154 @@
+// main.cpp — the `quasi` executable: command-line parsing, script mode and -e, built on the
+// public header alone.
+//
+//   quasi                     REPL
+//   quasi FILE [ARGS...]      run a script; (command-line) is (FILE ARGS...)
+//   quasi - [ARGS...]         run the script read from standard input
+//   quasi -e EXPR [ARGS...]   evaluate EXPR; (command-line) is ("-e" ARGS...)
+//
+// Exit status: 0 when the program finishes, 1 after an uncaught error, n after (exit n),
+// 2 for a bad command line.
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "quasi/quasi.hpp"
+#include "repl.hpp"
+
+namespace {
+
+constexpr int kExitError = 1;
+constexpr int kExitUsage = 2;
+
+constexpr const char* kUsageLine = "usage: quasi [OPTION] [FILE [ARGS...]]\n";
+constexpr const char* kHelpHint = "Try 'quasi --help' for more information.\n";
+constexpr const char* kHelpText =
+    "\n"
+    "  quasi                    start the REPL\n"
+    "  quasi FILE [ARGS...]     run the Scheme program FILE ('-' reads it from stdin)\n"
+    "  quasi -e EXPR [ARGS...]  evaluate EXPR; it prints only what it displays\n"
+    "\n"
+    "options:\n"
+    "  -e, --eval EXPR   evaluate EXPR instead of running a file\n"
+    "  -h, --help        print this help and exit\n"
+    "      --version     print the version and exit\n"
+    "  --                end of options: the next argument is FILE\n"
+    "\n"
+    "(command-line) returns (FILE ARGS...), or (\"-e\" ARGS...) with -e.\n"
+    "Exit status: 0 on success, 1 after an uncaught error, N after (exit N), 2 on a bad\n"
+    "command line.\n";
+
+struct Invocation {
+  enum class Mode { kRepl, kScript, kEval, kHelp, kVersion } mode = Mode::kRepl;
+  std::string program;  // FILE, "-" or the -e expression
+  std::vector<std::string> args;
+};
+
+// Parses argv, or returns nullopt after printing why it is not a valid command line.
+std::optional<Invocation> parse_command_line(int argc, char** argv) {
+  Invocation inv;
+  int i = 1;
+  for (; i < argc; ++i) {
+    std::string_view a = argv[i];
+    if (a == "--") {
+      ++i;
+      break;
+    }
+    if (a == "-h" || a == "--help") {
+      inv.mode = Invocation::Mode::kHelp;
+      return inv;
+    }
+    if (a == "--version") {
+      inv.mode = Invocation::Mode::kVersion;
+      return inv;
+    }
+    if (a == "-e" || a == "--eval") {
+      if (i + 1 >= argc) {
+        std::cerr << "quasi: " << a << " needs an expression\n" << kUsageLine << kHelpHint;
+        return std::nullopt;
+      }
+      inv.mode = Invocation::Mode::kEval;
+      inv.program = argv[i + 1];
+      inv.args.assign(argv + i + 2, argv + argc);
+      return inv;
+    }
+    if (a.size() > 1 && a.front() == '-') {
+      std::cerr << "quasi: unknown option " << a << '\n' << kUsageLine << kHelpHint;
+      return std::nullopt;
+    }
+    break;  // the script
+  }
+  if (i < argc) {
+    inv.mode = Invocation::Mode::kScript;
+    inv.program = argv[i];
+    inv.args.assign(argv + i + 1, argv + argc);
+  }
+  return inv;
+}
+
+// Runs a script or an -e expression; returns the exit status.
+int run_program(quasi::Engine& engine, const Invocation& inv) {
+  std::vector<std::string> command_line{inv.mode == Invocation::Mode::kEval ? "-e" : inv.program};
+  command_line.insert(command_line.end(), inv.args.begin(), inv.args.end());
+  engine.set_command_line(command_line);
+  try {
+    if (inv.mode == Invocation::Mode::kEval) {
+      engine.eval(inv.program, "<command line>");
+    } else if (inv.program == "-") {
+      std::string text{std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>()};
+      engine.eval(text, "<stdin>");
+    } else {
+      if (!std::ifstream(inv.program)) {
+        std::cerr << "quasi: cannot open " << inv.program << '\n';
+        return kExitError;
+      }
+      engine.load(inv.program);
+    }
+  } catch (const quasi::Exit& e) {
+    std::cout.flush();
+    return e.status();
+  } catch (const quasi::Error& e) {
+    quasi::cli::print_error(std::cerr, e);
+    return kExitError;
+  }
+  std::cout.flush();
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::optional<Invocation> inv = parse_command_line(argc, argv);
+  if (!inv) return kExitUsage;
+  switch (inv->mode) {
+    case Invocation::Mode::kHelp:
+      std::cout << kUsageLine << kHelpText;
+      return 0;
+    case Invocation::Mode::kVersion:
+      std::cout << "quasi " << quasi::version() << '\n';
+      return 0;
+    default:
+      break;
+  }
+  try {
+    quasi::Engine engine;
+    if (inv->mode == Invocation::Mode::kRepl) {
+      engine.set_command_line({"quasi"});
+      return quasi::cli::run_repl(engine);
+    }
+    return run_program(engine, *inv);
+  } catch (const quasi::Exit& e) {
+    return e.status();
+  } catch (const quasi::Error& e) {  // e.g. the engine failed to start
+    quasi::cli::print_error(std::cerr, e);
+    return kExitError;
+  } catch (const std::exception& e) {
+    std::cout.flush();
+    std::cerr << "quasi: " << e.what() << '\n';
+    return kExitError;
+  }
+}

@@ -1,0 +1,44 @@
+// repl.hpp — the interactive loop of the `quasi` executable and the error report it shares
+// with script mode.
+//
+// Everything here is built on the public header alone (quasi/quasi.hpp): if the REPL needs
+// something the header does not offer, the header is what grows.
+#pragma once
+
+#include <iosfwd>
+
+#include "quasi/quasi.hpp"
+
+namespace quasi::cli {
+
+// The most backtrace lines an error report prints; the rest are summarised in one line.
+inline constexpr int kMaxBacktraceLines = 10;
+
+// Writes an uncaught error the way the top level reports it:
+//   file:line:col: error: message
+//     in inner-procedure
+//     in outer-procedure
+void print_error(std::ostream& out, const Error& error);
+
+// Installs the SIGINT handler used while Scheme code runs: Ctrl-C then calls
+// engine.interrupt(), and the evaluation fails with an interrupt error. At a prompt of an
+// interactive REPL, Ctrl-C clears the line instead; anywhere else it ends the process as usual.
+// Call before running anything; `engine` must outlive every later evaluation.
+void install_interrupt_handler(Engine& engine);
+
+// Marks the stretch during which Ctrl-C interrupts Scheme code instead of its default action.
+class EvaluationScope {
+ public:
+  EvaluationScope();
+  ~EvaluationScope();
+  EvaluationScope(const EvaluationScope&) = delete;
+  EvaluationScope& operator=(const EvaluationScope&) = delete;
+};
+
+// Runs the read-eval-print loop on standard input until end of input, `,quit` or (exit n).
+// With a terminal on stdin it uses libedit (prompts, line editing, history in
+// ~/.quasi_history); otherwise it reads plain lines and prints no prompts, but still prints
+// every result, so `echo '(+ 1 2)' | quasi` prints 3. Returns the process exit status.
+int run_repl(Engine& engine);
+
+}  // namespace quasi::cli

@@ -1,0 +1,59 @@
+# scripts.sh — running a program file: output, exit status, uncaught errors and backtraces.
+source "$(dirname "$0")/common.bash"
+cd "$TMP"
+
+cat > ok.scm <<'SCM'
+(define (square x) (* x x))
+(display (square 12))
+(newline)
+SCM
+run "$QUASI" ok.scm
+expect_rc "script that finishes" 0
+expect_eq "script output" "$OUT" "144"
+expect_eq "script writes nothing to stderr" "$ERR" ""
+
+printf '(display "first")\n(newline)\n(car 42)\n(display "not reached")\n' > err.scm
+run "$QUASI" err.scm
+expect_rc "uncaught error" 1
+expect_match "error is reported as file:line:col: error: message" "$ERR" \
+  '^err\.scm:3:[0-9]+: error: car: expected a pair, got 42$'
+expect_eq "output before the error is kept, nothing after it runs" "$OUT" "first"
+
+cat > trace.scm <<'SCM'
+(define (inner x)
+  (+ 1 (car x)))
+(define (outer y)
+  (+ 1 (inner y)))
+(outer 42)
+SCM
+run "$QUASI" trace.scm
+expect_rc "uncaught error inside procedures" 1
+expect_match "error line comes first" "$(printf '%s' "$ERR" | head -n 1)" \
+  '^trace\.scm:2:[0-9]+: error: car: expected a pair, got 42$'
+expect_match "backtrace names the innermost procedure" "$ERR" '^  in inner$'
+expect_before "backtrace is innermost first" "$ERR" "  in inner" "  in outer"
+
+printf '(display "bye")\n(exit 7)\n(display "not reached")\n' > exit7.scm
+run "$QUASI" exit7.scm
+expect_rc "(exit 7)" 7
+expect_eq "output before exit is flushed" "$OUT" "bye"
+expect_eq "(exit 7) prints no error" "$ERR" ""
+
+printf '(exit)\n' > exit0.scm
+run "$QUASI" exit0.scm
+expect_rc "(exit)" 0
+
+printf '(exit #f)\n' > exitf.scm
+run "$QUASI" exitf.scm
+expect_rc "(exit #f)" 1
+
+run "$QUASI" no-such-file.scm
+expect_rc "missing script file" 1
+expect_match "missing script file is named on stderr" "$ERR" 'no-such-file\.scm'
+
+printf '(display (+ 40 2))\n' > from-stdin.scm
+run --stdin "$(cat from-stdin.scm)" "$QUASI" -
+expect_rc "script from stdin (-)" 0
+expect_eq "script from stdin output" "$OUT" "42"
+
+finish

@@ -1,0 +1,79 @@
+;;; records-test.scm — define-record-type.
+(include "harness.scm")
+
+(define-record-type <pare>
+  (kons x y)
+  pare?
+  (x kar set-kar!)
+  (y kdr))
+
+(test "constructor and predicate" #t (pare? (kons 1 2)))
+(test "predicate on other objects" '(#f #f #f #f)
+      (list (pare? (cons 1 2)) (pare? 5) (pare? (vector 1 2)) (pare? '())))
+(test "accessors" '(1 2) (let ((p (kons 1 2))) (list (kar p) (kdr p))))
+(test "modifier" 3 (let ((k (kons 1 2))) (set-kar! k 3) (kar k)))
+(test "records are distinct objects" #f (eq? (kons 1 2) (kons 1 2)))
+(test "equal? on records is eqv?" #f (equal? (kons 1 2) (kons 1 2)))
+(test "equal? on same record" #t (let ((k (kons 1 2))) (equal? k k)))
+(test "record is not a vector/pair/procedure" '(#f #f #f)
+      (let ((k (kons 1 2))) (list (vector? k) (pair? k) (procedure? k))))
+(test-error "accessor on wrong type" (kar (cons 1 2)))
+(test-error "accessor on other record type"
+            (let ()
+              (define-record-type other (make-other a) other? (a other-a))
+              (kar (make-other 1))))
+(test-error "modifier on wrong type" (set-kar! 5 1))
+(test-error "constructor arity" (apply kons (list 1)))
+
+(define-record-type point
+  (make-point x y)
+  point?
+  (x point-x set-point-x!)
+  (y point-y set-point-y!)
+  (tag point-tag set-point-tag!))
+(test "field not in constructor can be set" 'red
+      (let ((p (make-point 1 2))) (set-point-tag! p 'red) (point-tag p)))
+(test "fields independent" '(10 2)
+      (let ((p (make-point 1 2))) (set-point-x! p 10) (list (point-x p) (point-y p))))
+(test "two record types are distinct" '(#t #f #f)
+      (let ((p (make-point 1 2))) (list (point? p) (pare? p) (point? (kons 1 2)))))
+
+(define-record-type node
+  (make-node value next)
+  node?
+  (value node-value)
+  (next node-next set-node-next!))
+(test "records holding records" 6
+      (let loop ((n (make-node 1 (make-node 2 (make-node 3 '())))) (sum 0))
+        (if (null? n) sum (loop (node-next n) (+ sum (node-value n))))))
+(test "cyclic records" #t
+      (let ((a (make-node 'a #f)))
+        (set-node-next! a a)
+        (eq? a (node-next (node-next a)))))
+
+(define-record-type empty-rec (make-empty-rec) empty-rec?)
+(test "record with no fields" #t (empty-rec? (make-empty-rec)))
+
+(define-record-type reordered
+  (make-reordered b a)
+  reordered?
+  (a reordered-a)
+  (b reordered-b))
+(test "constructor field order differs from declaration" '(1 2)
+      (let ((r (make-reordered 2 1))) (list (reordered-a r) (reordered-b r))))
+
+(test "local record type" '(#t 5)
+      (let ()
+        (define-record-type box (make-box v) box? (v unbox set-box!))
+        (let ((b (make-box 4)))
+          (set-box! b (+ (unbox b) 1))
+          (list (box? b) (unbox b)))))
+
+(test "record accessors are procedures" '(#t #t #t #t)
+      (list (procedure? kons) (procedure? pare?) (procedure? kar) (procedure? set-kar!)))
+(test "accessor in higher-order use" '(1 3) (map kar (list (kons 1 2) (kons 3 4))))
+(test "many records" 100000
+      (let loop ((i 0) (last #f))
+        (if (= i 100000) (point-x last) (loop (+ i 1) (make-point (+ i 1) i)))))
+
+(test-end)
