@@ -155,6 +155,9 @@ struct GlobalCell : Object {
 };
 // Header flag: compiled code inlines the builtin this cell held (see vm/proto.hpp).
 constexpr uint64_t kInlinedCell = 1u << 9;
+// Header flag: something (a specialization) depends on this cell's value; writing the cell calls
+// watched_cell_written (vm/vm.hpp).
+constexpr uint64_t kWatchedCell = 1u << 10;
 Value make_global_cell(Value name);
 
 // ---- multiple values (only ever in transit between `values` and its consumer) ----------------

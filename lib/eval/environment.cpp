@@ -1,5 +1,7 @@
 #include "eval/environment.hpp"
 
+#include "vm/vm.hpp"
+
 namespace quasi {
 
 Environment* make_environment(Value name) {
@@ -37,6 +39,10 @@ Value Environment::define_cell(Value sym) {
 
 void Environment::bind(Value sym, Value binding) { (*table)[sym] = binding; }
 
-void Environment::define(Value sym, Value v) { define_cell(sym).as<GlobalCell>()->value = v; }
+void Environment::define(Value sym, Value v) {
+  Value cell = define_cell(sym);
+  cell.as<GlobalCell>()->value = v;
+  if ((cell.obj()->header & kWatchedCell) && watched_cell_written) watched_cell_written(cell);
+}
 
 }  // namespace quasi

@@ -937,7 +937,12 @@ Node* Expander::sf_set(Value x, Scope* s) {
     r.var->assigned = true;
     return gc_new<LocalSetNode>(r.var, v, loc);
   }
-  return gc_new<GlobalSetNode>(r.env->cell_for(r.sym), v, false, loc);
+  Value cell = r.env->cell_for(r.sym);
+  // Imported bindings are immutable (R7RS 5.6.1): the optimizer may rely on builtins' values.
+  Value owner = cell.as<GlobalCell>()->owner;
+  if (owner != make_ptr(r.env) && owner != kFalse)
+    fail(car(x), "cannot assign an imported variable:", identifier_symbol(id), x);
+  return gc_new<GlobalSetNode>(cell, v, false, loc);
 }
 
 Node* Expander::sf_begin(Value x, Scope* s) {

@@ -237,6 +237,8 @@ class FnCompiler {
     p->captures = nullptr;
     p->next_clause = nullptr;
     p->loc = lam_->loc.pack();
+    p->source = lam_;
+    p->free_vars = nullptr;
     return p;
   }
 
@@ -417,6 +419,13 @@ class FnCompiler {
     p->ncaptures = int32_t(info.free.size());
     p->captures = static_cast<Capture*>(gc_alloc_atomic(sizeof(Capture) * (info.free.size() + 1)));
     for (size_t i = 0; i < info.free.size(); i++) p->captures[i] = capture_of(info.free[i]);
+    p->free_vars = static_cast<Var**>(gc_alloc(sizeof(Var*) * (info.free.size() + 1)));
+    for (size_t i = 0; i < info.free.size(); i++) p->free_vars[i] = info.free[i];
+    for (Proto* c = p->next_clause; c; c = c->next_clause) {
+      c->ncaptures = p->ncaptures;
+      c->captures = p->captures;
+      c->free_vars = p->free_vars;
+    }
     emit(Op::kClosure, uint16_t(dst), konst(make_ptr(p)));
   }
 

@@ -14,6 +14,9 @@
 
 namespace quasi {
 
+struct LambdaNode;
+struct Var;
+
 enum class Op : uint16_t {
   kMove,       // R[a] = R[b]
   kConst,      // R[a] = K[b]
@@ -76,6 +79,11 @@ struct Proto : Object {
   int32_t ncaptures;
   Proto* next_clause;  // case-lambda: the clause tried when the arity does not match
   uint64_t loc;        // packed SrcLoc of the lambda
+  // The IR this code was compiled from, kept for the partial evaluator: the lambda, and the
+  // variable behind each free slot of the closure (free_vars[i] is closure.free()[i]; a boxed
+  // variable's slot holds its Box). Null for code that was not compiled from IR.
+  LambdaNode* source;
+  Var** free_vars;
 };
 
 struct Closure : Object {  // payload: number of free values

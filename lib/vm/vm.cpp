@@ -333,6 +333,16 @@ const Insn* VmImpl::raise_from_error(Value payload) {
   return enter(nfp, 1, resume, nfp - fp, false);
 }
 
+void (*watched_cell_written)(Value cell) = nullptr;
+
+// The rare path of a global assignment: the cell is inlined by compiled code or watched.
+void VmImpl::cell_written(Value cell, Value v) {
+  GlobalCell* c = cell.as<GlobalCell>();
+  c->value = v;
+  if (c->header & kInlinedCell) builtins_redefined = true;
+  if ((c->header & kWatchedCell) && watched_cell_written) watched_cell_written(cell);
+}
+
 [[noreturn]] static void unbound_variable(Value cell) {
   throw_condition("unbound", nullptr, std::string("unbound variable: ") + symbol_name(cell.as<GlobalCell>()->name),
                   list({cell.as<GlobalCell>()->name}));
@@ -461,15 +471,23 @@ const Insn* VmImpl::loop(const Insn* pc) {
           error_pc = pc;
           throw_condition("unbound", "set!", std::string("unbound variable: ") + symbol_name(c->name));
         }
-        if (c->header & kInlinedCell) builtins_redefined = true;
-        c->value = R[i.a];
+        if (c->header & (kInlinedCell | kWatchedCell)) {
+          error_pc = pc;
+          cell_written(K[i.b], R[i.a]);
+        } else {
+          c->value = R[i.a];
+        }
         pc++;
         break;
       }
       case Op::kGlobalDef: {
         GlobalCell* c = K[i.b].as<GlobalCell>();
-        if (c->header & kInlinedCell) builtins_redefined = true;
-        c->value = R[i.a];
+        if (c->header & (kInlinedCell | kWatchedCell)) {
+          error_pc = pc;
+          cell_written(K[i.b], R[i.a]);
+        } else {
+          c->value = R[i.a];
+        }
         pc++;
         break;
       }

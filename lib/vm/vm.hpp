@@ -29,6 +29,10 @@ struct Vm {
   Value apply(Value proc, int argc, const Value* argv);
 };
 
+// Called after a GlobalCell flagged kWatchedCell is assigned or redefined, by running code or by
+// Environment::define. Set by the partial evaluator to invalidate what depended on the cell.
+extern void (*watched_cell_written)(Value cell);
+
 // The value a parameter object has in the current dynamic extent (parameterize).
 Value parameter_value(Vm& vm, Value param);
 Value make_parameter(Value init, Value converter);

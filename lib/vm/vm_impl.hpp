@@ -90,6 +90,7 @@ struct VmImpl {
   void ensure_stack(int64_t needed_top);
   void reset();  // after an uncaught error: drop every frame
   void restore_limits();
+  void cell_written(Value cell, Value v);
 
   SrcLoc location_of(const Insn* pc) const;  // of an instruction of the running procedure
   Value backtrace() const;                   // list of procedure names, innermost first

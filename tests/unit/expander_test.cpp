@@ -239,7 +239,7 @@ TEST_CASE("expander: other derived forms", "[expander]") {
   Ctx c;
   CHECK(c.ir("(parameterize ((p 1) (q 2)) (foo))") ==
         "(%parameterize (list p q) (list 1 2) (lambda () (foo)))");
-  CHECK(c.ir("(delay (+ 1 2))") == "(%make-lazy-promise (lambda () (make-promise (+ 1 2))))");
+  CHECK(c.ir("(delay (+ 1 2))") == "(%make-lazy-promise (lambda () (%make-ready-promise (+ 1 2))))");
   CHECK(c.ir("(delay-force (f))") == "(%make-lazy-promise (lambda () (f)))");
   CHECK(c.ir("(guard (e ((symbol? e) => car) ((string? e) 1)) (raise 1))") ==
         "((call/cc (lambda (guard-k) (with-exception-handler (lambda (condition) ((call/cc "
