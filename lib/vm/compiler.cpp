@@ -267,10 +267,100 @@ class FnCompiler {
     return uint16_t(consts_.size() - 1);
   }
 
-  void patch_jump(size_t at) {
-    int32_t off = int32_t(code_.size()) - int32_t(at) - 1;
-    code_[at].b = uint16_t(uint32_t(off) & 0xFFFF);
-    code_[at].c = uint16_t(uint32_t(off) >> 16);
+  // A jump to patch: a plain jump keeps its offset in its own b/c, a fused test-and-branch in
+  // the b/c of its data word (offsets count from the instruction after them).
+  struct JumpSite {
+    size_t at;
+    bool fused;
+  };
+
+  void patch_jump(size_t at) { patch_jump(JumpSite{at, false}); }
+  void patch_jump(JumpSite j) {
+    size_t word = j.fused ? j.at + 1 : j.at;
+    int32_t off = int32_t(code_.size()) - int32_t(word) - 1;
+    code_[word].b = uint16_t(uint32_t(off) & 0xFFFF);
+    code_[word].c = uint16_t(uint32_t(off) >> 16);
+  }
+
+  static bool small_fixnum(Node* n, int16_t* out) {
+    if (n->kind != NodeKind::Const) return false;
+    Value v = static_cast<ConstNode*>(n)->value;
+    if (!v.is_fixnum() || v.fixnum() < -32768 || v.fixnum() > 32767) return false;
+    *out = int16_t(v.fixnum());
+    return true;
+  }
+
+  // The inline op a call would compile to, with its builtin and cell; Op::kCount if none.
+  Op inline_target(Node* n, Value* prim, Value* cell, const gc_vector<Node*>** args) {
+    Value callee = kFalse;
+    *cell = kFalse;
+    if (n->kind == NodeKind::Call) {
+      auto* c = static_cast<CallNode*>(n);
+      if (c->fn->kind != NodeKind::GlobalRef) return Op::kCount;
+      *cell = static_cast<GlobalRefNode*>(c->fn)->cell;
+      callee = cell->as<GlobalCell>()->value;
+      *args = &c->args;
+    } else if (n->kind == NodeKind::PrimCall) {
+      auto* c = static_cast<PrimCallNode*>(n);
+      callee = c->prim;
+      *args = &c->args;
+    } else {
+      return Op::kCount;
+    }
+    if (!is_primitive(callee)) return Op::kCount;
+    *prim = callee;
+    return vm_.inline_op(callee);
+  }
+
+  // Compiles `test` so that control falls through when it is true and jumps when it is false.
+  JumpSite branch_if_false(Node* test) {
+    SrcLoc saved = cur_loc_;
+    if (test->loc.known()) cur_loc_ = test->loc;
+    Value prim, cell;
+    const gc_vector<Node*>* args = nullptr;
+    Op op = inline_target(test, &prim, &cell, &args);
+    Op fused = Op::kCount, fused_imm = Op::kCount, swapped_imm = Op::kCount;
+    size_t arity = 2;
+    switch (op) {
+      case Op::kLt: fused = Op::kBrLt; fused_imm = Op::kBrLtI; swapped_imm = Op::kBrGtI; break;
+      case Op::kLe: fused = Op::kBrLe; fused_imm = Op::kBrLeI; swapped_imm = Op::kBrGeI; break;
+      case Op::kGt: fused = Op::kBrGt; fused_imm = Op::kBrGtI; swapped_imm = Op::kBrLtI; break;
+      case Op::kGe: fused = Op::kBrGe; fused_imm = Op::kBrGeI; swapped_imm = Op::kBrLeI; break;
+      case Op::kNumEq: fused = Op::kBrNumEq; fused_imm = Op::kBrNumEqI; swapped_imm = Op::kBrNumEqI; break;
+      case Op::kEq: fused = Op::kBrEq; break;
+      case Op::kNullP: fused = Op::kBrNull; arity = 1; break;
+      case Op::kPairP: fused = Op::kBrPair; arity = 1; break;
+      case Op::kZeroP: fused = Op::kBrZero; arity = 1; break;
+      case Op::kNot: fused = Op::kBrNot; arity = 1; break;
+      default: break;
+    }
+    if (fused == Op::kCount || args->size() != arity) {
+      int mark = next_reg_;
+      int t = operand(test);
+      size_t at = emit(Op::kJumpIfFalse, uint16_t(t));
+      next_reg_ = mark;
+      cur_loc_ = saved;
+      return JumpSite{at, false};
+    }
+    int mark = next_reg_;
+    uint16_t cell_k = konst(cell == kFalse ? prim : cell);
+    int16_t imm;
+    size_t at;
+    if (arity == 1) {
+      at = emit(fused, uint16_t(operand((*args)[0])));
+    } else if (fused_imm != Op::kCount && small_fixnum((*args)[1], &imm)) {
+      at = emit(fused_imm, uint16_t(operand((*args)[0])), uint16_t(imm));
+    } else if (swapped_imm != Op::kCount && small_fixnum((*args)[0], &imm)) {
+      at = emit(swapped_imm, uint16_t(operand((*args)[1])), uint16_t(imm));
+    } else {
+      uint16_t x = uint16_t(operand((*args)[0]));
+      uint16_t y = uint16_t(operand((*args)[1]));
+      at = emit(fused, x, y);
+    }
+    emit(Op::kMove, cell_k);  // data word; its b/c get the jump offset
+    next_reg_ = mark;
+    cur_loc_ = saved;
+    return JumpSite{at, true};
   }
 
   void ret_if(bool tail, int reg) {
@@ -286,10 +376,16 @@ class FnCompiler {
         emit(Op::kConst, uint16_t(dst), konst(static_cast<ConstNode*>(n)->value));
         ret_if(tail, dst);
         break;
-      case NodeKind::LocalRef:
+      case NodeKind::LocalRef: {
+        VarLoc l = lookup(static_cast<LocalRefNode*>(n)->var, n->loc);
+        if (tail && l.where == Where::Reg && !l.boxed) {
+          emit(Op::kReturn, uint16_t(l.index));
+          break;
+        }
         local_ref(static_cast<LocalRefNode*>(n)->var, dst);
         ret_if(tail, dst);
         break;
+      }
       case NodeKind::LocalSet: {
         auto* s = static_cast<LocalSetNode*>(n);
         int mark = next_reg_;
@@ -327,10 +423,7 @@ class FnCompiler {
       }
       case NodeKind::If: {
         auto* i = static_cast<IfNode*>(n);
-        int mark = next_reg_;
-        int t = test_operand(i->test);
-        size_t jf = emit(Op::kJumpIfFalse, uint16_t(t));
-        next_reg_ = mark;
+        JumpSite jf = branch_if_false(i->test);
         expr(i->then, dst, tail);
         if (tail) {
           patch_jump(jf);
@@ -410,7 +503,6 @@ class FnCompiler {
     expr(n, t, false);
     return t;
   }
-  int test_operand(Node* n) { return operand(n); }
 
   void make_closure(LambdaNode* l, int dst) {
     FnCompiler child(vm_, an_, this, l);
@@ -441,7 +533,10 @@ class FnCompiler {
 
     if (args.size() > 60000) compile_error(cur_loc_, "too many arguments in one call");
     int mark = next_reg_;
-    int base = alloc(int(args.size()) + 1);
+    // A result register that is the newest temporary can be the call's base: no move after.
+    bool reuse = !tail && dst > 0 && dst == next_reg_ - 1;
+    int base = reuse ? dst : alloc(1);
+    alloc(int(args.size()));
     if (fn) expr(fn, base, false);
     else emit(Op::kConst, uint16_t(base), konst(*prim));
     for (size_t k = 0; k < args.size(); k++) expr(args[k], base + 1 + int(k), false);
@@ -470,9 +565,24 @@ class FnCompiler {
     }
     if (args.size() != arity) return false;
     int mark = next_reg_;
+    uint16_t cell_k = konst(is_primitive(cell) || cell == kFalse ? prim : cell);
+    int16_t imm;
+    if ((op == Op::kAdd || op == Op::kSub) && small_fixnum(args[1], &imm)) {
+      emit(op == Op::kAdd ? Op::kAddI : Op::kSubI, uint16_t(dst), uint16_t(operand(args[0])), uint16_t(imm));
+      emit(Op::kMove, cell_k);  // data word
+      next_reg_ = mark;
+      ret_if(tail, dst);
+      return true;
+    }
+    if (op == Op::kAdd && small_fixnum(args[0], &imm)) {
+      emit(Op::kAddI, uint16_t(dst), uint16_t(operand(args[1])), uint16_t(imm));
+      emit(Op::kMove, cell_k);  // data word
+      next_reg_ = mark;
+      ret_if(tail, dst);
+      return true;
+    }
     uint16_t r[3] = {0, 0, 0};
     for (size_t k = 0; k < arity; k++) r[k] = uint16_t(operand(args[k]));
-    uint16_t cell_k = konst(is_primitive(cell) || cell == kFalse ? prim : cell);
     if (op == Op::kVectorSet) {
       emit(op, r[0], r[1], r[2]);
       emit(Op::kMove, cell_k);  // data word

@@ -48,6 +48,14 @@ enum class Op : uint16_t {
   kNullP, kPairP, kNot, kZeroP,  // R[a] = (op R[b])
   kVectorRef,  // R[a] = (vector-ref R[b] R[c])
   kVectorSet,  // (vector-set! R[a] R[b] R[c])  (result: unspecified, written nowhere)
+  kAddI,       // R[a] = R[b] + c, c a signed 16-bit immediate
+  kSubI,       // R[a] = R[b] - c
+  // Fused test-and-branch: when the test is false, jump. In the data word, b | c << 16 is the
+  // jump offset, relative to the instruction after the data word.
+  kBrLt, kBrLe, kBrGt, kBrGe, kBrNumEq, kBrEq,  // test (op R[a] R[b])
+  kBrLtI, kBrLeI, kBrGtI, kBrGeI, kBrNumEqI,    // test (op R[a] b), b a signed 16-bit immediate
+  kBrNull, kBrPair, kBrZero,                    // test (op R[a])
+  kBrNot,                                       // test (not R[a]): jumps when R[a] is true
   kCount
 };
 

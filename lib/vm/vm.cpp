@@ -1,4 +1,5 @@
 #include <sys/mman.h>
+#include <time.h>
 
 #include <algorithm>
 #include <cstring>
@@ -343,6 +344,12 @@ void VmImpl::cell_written(Value cell, Value v) {
   if ((c->header & kWatchedCell) && watched_cell_written) watched_cell_written(cell);
 }
 
+// zero? on anything but a fixnum.
+static bool zero_p(Value x) {
+  if (!is_number(x)) type_error("zero?", "a number", x);
+  return is_flonum(x) ? flonum_value(x) == 0.0 : num_eq(x, make_fixnum(0));
+}
+
 [[noreturn]] static void unbound_variable(Value cell) {
   throw_condition("unbound", nullptr, std::string("unbound variable: ") + symbol_name(cell.as<GlobalCell>()->name),
                   list({cell.as<GlobalCell>()->name}));
@@ -407,332 +414,463 @@ Value VmImpl::apply(Value proc, int argc, const Value* argv) {
 
 Value Vm::apply(Value proc, int argc, const Value* argv) { return impl->apply(proc, argc, argv); }
 
-#define RELOAD()        \
-  do {                  \
-    R = stack + fp;     \
+// ---- poll points: interrupts and resource limits ---------------------------------------------
+
+namespace {
+int64_t steady_now_ns() {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+}  // namespace
+
+void Vm::begin_evaluation() {
+  steps = 0;
+  deadline_ns = time_limit_ns > 0 ? steady_now_ns() + time_limit_ns : 0;
+  alloc_base = alloc_limit ? GC_get_total_bytes() : 0;
+  if (impl) impl->rearm_poll();
+}
+
+void Vm::request_interrupt() {
+  interrupt_requested.store(true);
+  if (impl) impl->poll_countdown.store(0, std::memory_order_relaxed);
+}
+
+void VmImpl::rearm_poll() {
+  poll_period = kPollInterval;
+  if (vm->step_limit) {
+    uint64_t left = vm->step_limit > vm->steps ? vm->step_limit - vm->steps : 1;
+    if (left < uint64_t(poll_period)) poll_period = int64_t(left);
+  }
+  poll_countdown.store(poll_period, std::memory_order_relaxed);
+}
+
+void VmImpl::poll(const Insn* pc) {
+  vm->steps += uint64_t(poll_period);
+  rearm_poll();
+  error_pc = pc;
+  if (vm->interrupt_requested.load(std::memory_order_relaxed)) {
+    vm->interrupt_requested.store(false);
+    throw_condition("interrupt", nullptr, "interrupted");
+  }
+  const char* exceeded = nullptr;
+  if (vm->step_limit && vm->steps >= vm->step_limit) exceeded = "step limit exceeded";
+  else if (vm->deadline_ns && steady_now_ns() >= vm->deadline_ns) exceeded = "time limit exceeded";
+  else if (vm->alloc_limit && GC_get_total_bytes() - vm->alloc_base > vm->alloc_limit)
+    exceeded = "allocation limit exceeded";
+  if (!exceeded) return;
+  // Not raised in Scheme: a handler in the runaway script must not be able to swallow it.
+  Value c = make_condition(intern("limit"), kFalse, make_string_utf8(exceeded), kNil, location_of(pc));
+  c.as<Condition>()->backtrace = backtrace();
+  throw UncaughtRaise{c};
+}
+
+// Calls the current value of a builtin that compiled code inlined, after it was redefined. Rare
+// by construction (user code cannot assign imported cells), so a nested run is good enough.
+Value VmImpl::call_redefined(const Insn* pc, int n, Value a0, Value a1, Value a2) {
+  error_pc = pc;
+  Value target = cur_proto->consts[pc[1].a];
+  if (has_type(target, Type::GlobalCell)) target = target.as<GlobalCell>()->value;
+  Value args[3] = {a0, a1, a2};
+  return apply(target, n, args);
+}
+
+namespace {
+inline Value imm_fixnum(uint16_t raw) { return make_fixnum(int16_t(raw)); }
+}  // namespace
+
+#define RELOAD()           \
+  do {                     \
+    R = stack + fp;        \
     K = cur_proto->consts; \
   } while (0)
 
-#define CHECK_INTERRUPT()                                                  \
-  do {                                                                     \
-    if (vm->interrupt_requested.load(std::memory_order_relaxed)) {         \
-      vm->interrupt_requested.store(false);                                \
-      error_pc = pc;                                                       \
-      throw_condition("interrupt", nullptr, "interrupted");                \
-    }                                                                      \
+#define DISPATCH() goto* kDispatch[size_t(pc->op)]
+#define NEXT(n)  \
+  do {           \
+    pc += (n);   \
+    DISPATCH();  \
   } while (0)
 
-// Calls the current value of a builtin that compiled code inlined, after it was redefined.
-#define CALL_REDEFINED(nargs, a0, a1, a2, dstreg)                                    \
-  do {                                                                               \
-    error_pc = pc;                                                                   \
-    Value target = K[pc[1].a];                                                       \
-    if (has_type(target, Type::GlobalCell)) target = target.as<GlobalCell>()->value; \
-    int64_t nfp = top;                                                               \
-    ensure_stack(nfp + 5);                                                           \
-    top = nfp + 4;                                                                   \
-    stack[nfp] = target;                                                             \
-    stack[nfp + 1] = (a0);                                                           \
-    stack[nfp + 2] = (a1);                                                           \
-    stack[nfp + 3] = (a2);                                                           \
-    pc = enter(nfp, (nargs), pc + 2, (dstreg), false);                               \
-    if (!pc) return nullptr;                                                         \
-    RELOAD();                                                                        \
+// A poll point (see VmImpl::poll_countdown): one decrement and a well-predicted branch; poll()
+// handles interrupts and the step, time and allocation limits.
+#define CHECK_INTERRUPT()                                                \
+  do {                                                                   \
+    int64_t left_ = poll_countdown.load(std::memory_order_relaxed) - 1;  \
+    poll_countdown.store(left_, std::memory_order_relaxed);              \
+    if (__builtin_expect(left_ <= 0, 0)) poll(pc);                       \
+  } while (0)
+
+// The branch of a fused test: fall through past the data word, or jump.
+#define BRANCH_ON(test)                       \
+  do {                                        \
+    if (test) NEXT(2);                        \
+    pc += 2 + jump_offset(pc[1]);             \
+    DISPATCH();                               \
   } while (0)
 
 const Insn* VmImpl::loop(const Insn* pc) {
+  static void* const kDispatch[] = {
+      &&L_kMove, &&L_kConst, &&L_kGlobalRef, &&L_kGlobalSet, &&L_kGlobalDef, &&L_kFree,
+      &&L_kFreeUnbox, &&L_kBox, &&L_kUnbox, &&L_kSetBox, &&L_kClosure, &&L_kFixClosure,
+      &&L_kJump, &&L_kJumpIfFalse, &&L_kCall, &&L_kTailCall, &&L_kReturn, &&L_kCheckBound,
+      &&L_kAdd, &&L_kSub, &&L_kMul, &&L_kLt, &&L_kLe, &&L_kGt, &&L_kGe, &&L_kNumEq, &&L_kEq,
+      &&L_kCar, &&L_kCdr, &&L_kCons, &&L_kNullP, &&L_kPairP, &&L_kNot, &&L_kZeroP,
+      &&L_kVectorRef, &&L_kVectorSet, &&L_kAddI, &&L_kSubI,
+      &&L_kBrLt, &&L_kBrLe, &&L_kBrGt, &&L_kBrGe, &&L_kBrNumEq, &&L_kBrEq,
+      &&L_kBrLtI, &&L_kBrLeI, &&L_kBrGtI, &&L_kBrGeI, &&L_kBrNumEqI,
+      &&L_kBrNull, &&L_kBrPair, &&L_kBrZero, &&L_kBrNot, &&L_kCount,
+  };
+  static_assert(sizeof(kDispatch) / sizeof(kDispatch[0]) == size_t(Op::kCount) + 1, "one label per op");
   Value* R;
   Value* K;
   RELOAD();
-  for (;;) {
-    const Insn i = *pc;
-    switch (i.op) {
-      case Op::kMove:
-        R[i.a] = R[i.b];
-        pc++;
-        break;
-      case Op::kConst:
-        R[i.a] = K[i.b];
-        pc++;
-        break;
-      case Op::kGlobalRef: {
-        Value v = K[i.b].as<GlobalCell>()->value;
-        if (v == kUnbound) {
-          error_pc = pc;
-          unbound_variable(K[i.b]);
-        }
-        R[i.a] = v;
-        pc++;
-        break;
-      }
-      case Op::kGlobalSet: {
-        GlobalCell* c = K[i.b].as<GlobalCell>();
-        if (c->value == kUnbound) {
-          error_pc = pc;
-          throw_condition("unbound", "set!", std::string("unbound variable: ") + symbol_name(c->name));
-        }
-        if (c->header & (kInlinedCell | kWatchedCell)) {
-          error_pc = pc;
-          cell_written(K[i.b], R[i.a]);
-        } else {
-          c->value = R[i.a];
-        }
-        pc++;
-        break;
-      }
-      case Op::kGlobalDef: {
-        GlobalCell* c = K[i.b].as<GlobalCell>();
-        if (c->header & (kInlinedCell | kWatchedCell)) {
-          error_pc = pc;
-          cell_written(K[i.b], R[i.a]);
-        } else {
-          c->value = R[i.a];
-        }
-        pc++;
-        break;
-      }
-      case Op::kFree:
-        R[i.a] = R[0].as<Closure>()->free()[i.b];
-        pc++;
-        break;
-      case Op::kFreeUnbox:
-        R[i.a] = R[0].as<Closure>()->free()[i.b].as<Box>()->value;
-        pc++;
-        break;
-      case Op::kBox:
-        R[i.a] = make_box(R[i.a]);
-        pc++;
-        break;
-      case Op::kUnbox:
-        R[i.a] = R[i.b].as<Box>()->value;
-        pc++;
-        break;
-      case Op::kSetBox:
-        R[i.a].as<Box>()->value = R[i.b];
-        pc++;
-        break;
-      case Op::kClosure: {
-        Proto* p = K[i.b].as<Proto>();
-        Value cv = make_closure(p, p->ncaptures);
-        Closure* c = cv.as<Closure>();
-        Value* self_free = p->ncaptures ? R[0].as<Closure>()->free() : nullptr;
-        for (int32_t k = 0; k < p->ncaptures; k++) {
-          Capture cap = p->captures[k];
-          c->free()[k] = cap.from_free ? self_free[cap.index] : R[cap.index];
-        }
-        R[i.a] = cv;
-        pc++;
-        break;
-      }
-      case Op::kFixClosure:
-        R[i.a].as<Closure>()->free()[i.b] = R[i.c];
-        pc++;
-        break;
-      case Op::kJump: {
-        int32_t off = jump_offset(i);
-        pc += 1 + off;
-        if (off < 0) CHECK_INTERRUPT();
-        break;
-      }
-      case Op::kJumpIfFalse:
-        if (R[i.a] == kFalse) pc += 1 + jump_offset(i);
-        else pc++;
-        break;
-      case Op::kCall:
-        CHECK_INTERRUPT();
-        error_pc = pc;
-        pc = enter(fp + i.a, i.b, pc + 1, i.a, false);
-        if (!pc) return nullptr;
-        RELOAD();
-        break;
-      case Op::kTailCall:
-        CHECK_INTERRUPT();
-        error_pc = pc;
-        pc = enter(fp + i.a, i.b, nullptr, 0, true);
-        if (!pc) return nullptr;
-        RELOAD();
-        break;
-      case Op::kReturn:
-        pc = do_return(R[i.a]);
-        if (!pc) return nullptr;
-        RELOAD();
-        break;
-      case Op::kCheckBound:
-        if (R[i.a] == kUnbound) {
-          error_pc = pc;
-          throw_condition("unbound", nullptr, "variable used before its initialization");
-        }
-        pc++;
-        break;
+  DISPATCH();
 
-      // ---- inline primitives ----
-      case Op::kAdd: {
-        Value x = R[i.b], y = R[i.c];
-        int64_t r;
-        if ((x.bits & y.bits & 1) && !builtins_redefined &&
-            !__builtin_add_overflow(int64_t(x.bits), int64_t(y.bits - 1), &r)) {
-          R[i.a] = Value{uint64_t(r)};
-        } else if (builtins_redefined) {
-          CALL_REDEFINED(2, x, y, kFalse, i.a);
-          break;
-        } else {
-          error_pc = pc;
-          R[i.a] = num_add(x, y);
-        }
-        pc += 2;
-        break;
-      }
-      case Op::kSub: {
-        Value x = R[i.b], y = R[i.c];
-        int64_t r;
-        if ((x.bits & y.bits & 1) && !builtins_redefined &&
-            !__builtin_sub_overflow(int64_t(x.bits), int64_t(y.bits - 1), &r)) {
-          R[i.a] = Value{uint64_t(r)};
-        } else if (builtins_redefined) {
-          CALL_REDEFINED(2, x, y, kFalse, i.a);
-          break;
-        } else {
-          error_pc = pc;
-          R[i.a] = num_sub(x, y);
-        }
-        pc += 2;
-        break;
-      }
-      case Op::kMul: {
-        Value x = R[i.b], y = R[i.c];
-        int64_t r;
-        if ((x.bits & y.bits & 1) && !builtins_redefined &&
-            !__builtin_mul_overflow(x.fixnum(), int64_t(y.bits - 1), &r)) {
-          R[i.a] = Value{uint64_t(r) + 1};
-        } else if (builtins_redefined) {
-          CALL_REDEFINED(2, x, y, kFalse, i.a);
-          break;
-        } else {
-          error_pc = pc;
-          R[i.a] = num_mul(x, y);
-        }
-        pc += 2;
-        break;
-      }
-#define COMPARE_OP(OPNAME, CMP, SLOW)                                  \
-  case Op::OPNAME: {                                                   \
-    Value x = R[i.b], y = R[i.c];                                      \
-    if ((x.bits & y.bits & 1) && !builtins_redefined) {                \
-      R[i.a] = make_bool(int64_t(x.bits) CMP int64_t(y.bits));         \
-    } else if (builtins_redefined) {                                   \
-      CALL_REDEFINED(2, x, y, kFalse, i.a);                            \
-      break;                                                           \
-    } else {                                                           \
-      error_pc = pc;                                                   \
-      R[i.a] = make_bool(SLOW(x, y));                                  \
-    }                                                                  \
-    pc += 2;                                                           \
-    break;                                                             \
+L_kMove:
+  R[pc->a] = R[pc->b];
+  NEXT(1);
+L_kConst:
+  R[pc->a] = K[pc->b];
+  NEXT(1);
+L_kGlobalRef: {
+  Value v = K[pc->b].as<GlobalCell>()->value;
+  if (v == kUnbound) {
+    error_pc = pc;
+    unbound_variable(K[pc->b]);
   }
-      COMPARE_OP(kLt, <, num_lt)
-      COMPARE_OP(kLe, <=, num_le)
-      COMPARE_OP(kGt, >, num_gt)
-      COMPARE_OP(kGe, >=, num_ge)
-      COMPARE_OP(kNumEq, ==, num_eq)
-#undef COMPARE_OP
-      case Op::kEq:
-        if (builtins_redefined) {
-          CALL_REDEFINED(2, R[i.b], R[i.c], kFalse, i.a);
-          break;
-        }
-        R[i.a] = make_bool(R[i.b] == R[i.c]);
-        pc += 2;
-        break;
-      case Op::kCar:
-      case Op::kCdr: {
-        Value x = R[i.b];
-        if (builtins_redefined) {
-          CALL_REDEFINED(1, x, kFalse, kFalse, i.a);
-          break;
-        }
-        if (!is_pair(x)) {
-          error_pc = pc;
-          type_error(i.op == Op::kCar ? "car" : "cdr", "a pair", x);
-        }
-        R[i.a] = i.op == Op::kCar ? car(x) : cdr(x);
-        pc += 2;
-        break;
+  R[pc->a] = v;
+  NEXT(1);
+}
+L_kGlobalSet: {
+  GlobalCell* c = K[pc->b].as<GlobalCell>();
+  if (c->value == kUnbound) {
+    error_pc = pc;
+    throw_condition("unbound", "set!", std::string("unbound variable: ") + symbol_name(c->name));
+  }
+  if (c->header & (kInlinedCell | kWatchedCell)) {
+    error_pc = pc;
+    cell_written(K[pc->b], R[pc->a]);
+  } else {
+    c->value = R[pc->a];
+  }
+  NEXT(1);
+}
+L_kGlobalDef: {
+  GlobalCell* c = K[pc->b].as<GlobalCell>();
+  if (c->header & (kInlinedCell | kWatchedCell)) {
+    error_pc = pc;
+    cell_written(K[pc->b], R[pc->a]);
+  } else {
+    c->value = R[pc->a];
+  }
+  NEXT(1);
+}
+L_kFree:
+  R[pc->a] = R[0].as<Closure>()->free()[pc->b];
+  NEXT(1);
+L_kFreeUnbox:
+  R[pc->a] = R[0].as<Closure>()->free()[pc->b].as<Box>()->value;
+  NEXT(1);
+L_kBox:
+  R[pc->a] = make_box(R[pc->a]);
+  NEXT(1);
+L_kUnbox:
+  R[pc->a] = R[pc->b].as<Box>()->value;
+  NEXT(1);
+L_kSetBox:
+  R[pc->a].as<Box>()->value = R[pc->b];
+  NEXT(1);
+L_kClosure: {
+  Proto* p = K[pc->b].as<Proto>();
+  Value cv = make_closure(p, p->ncaptures);
+  Closure* c = cv.as<Closure>();
+  Value* self_free = p->ncaptures ? R[0].as<Closure>()->free() : nullptr;
+  for (int32_t k = 0; k < p->ncaptures; k++) {
+    Capture cap = p->captures[k];
+    c->free()[k] = cap.from_free ? self_free[cap.index] : R[cap.index];
+  }
+  R[pc->a] = cv;
+  NEXT(1);
+}
+L_kFixClosure:
+  R[pc->a].as<Closure>()->free()[pc->b] = R[pc->c];
+  NEXT(1);
+L_kJump: {
+  int32_t off = jump_offset(*pc);
+  pc += 1 + off;
+  if (off < 0) CHECK_INTERRUPT();
+  DISPATCH();
+}
+L_kJumpIfFalse:
+  if (R[pc->a] == kFalse) NEXT(1 + jump_offset(*pc));
+  NEXT(1);
+L_kCall: {
+  CHECK_INTERRUPT();
+  Value f = R[pc->a];
+  if (is_closure(f)) {  // fast path: a closure of fixed arity called with that many arguments
+    Proto* p = f.as<Closure>()->proto;
+    if (p->nparams == pc->b && !p->has_rest) {
+      int64_t nfp = fp + pc->a, ntop = nfp + p->nregs;
+      if (ntop + 1 <= stack_soft_limit && nframes < frames_soft_limit) {
+        if (ntop + 1 > high_water) high_water = ntop + 1;
+        frames[nframes++] = Frame{pc + 1, fp, top, pc->a, cur_proto};
+        fp = nfp;
+        top = ntop;
+        cur_proto = p;
+        pc = p->code;
+        RELOAD();
+        DISPATCH();
       }
-      case Op::kCons:
-        if (builtins_redefined) {
-          CALL_REDEFINED(2, R[i.b], R[i.c], kFalse, i.a);
-          break;
-        }
-        R[i.a] = cons(R[i.b], R[i.c]);
-        pc += 2;
-        break;
-      case Op::kNullP:
-      case Op::kPairP:
-      case Op::kNot: {
-        Value x = R[i.b];
-        if (builtins_redefined) {
-          CALL_REDEFINED(1, x, kFalse, kFalse, i.a);
-          break;
-        }
-        R[i.a] = make_bool(i.op == Op::kNullP ? x == kNil : i.op == Op::kPairP ? is_pair(x) : x == kFalse);
-        pc += 2;
-        break;
-      }
-      case Op::kZeroP: {
-        Value x = R[i.b];
-        if (builtins_redefined) {
-          CALL_REDEFINED(1, x, kFalse, kFalse, i.a);
-          break;
-        }
-        if (x.is_fixnum()) {
-          R[i.a] = make_bool(x.bits == make_fixnum(0).bits);
-        } else {
-          error_pc = pc;
-          if (!is_number(x)) type_error("zero?", "a number", x);
-          R[i.a] = make_bool(is_flonum(x) ? flonum_value(x) == 0.0 : num_eq(x, make_fixnum(0)));
-        }
-        pc += 2;
-        break;
-      }
-      case Op::kVectorRef: {
-        Value v = R[i.b], k = R[i.c];
-        if (builtins_redefined) {
-          CALL_REDEFINED(2, v, k, kFalse, i.a);
-          break;
-        }
-        if (is_vector(v) && k.is_fixnum() && uint64_t(k.fixnum()) < uint64_t(v.as<Vector>()->length())) {
-          R[i.a] = v.as<Vector>()->items()[k.fixnum()];
-        } else {
-          error_pc = pc;
-          if (!is_vector(v)) type_error("vector-ref", "a vector", v);
-          check_index("vector-ref", k, v.as<Vector>()->length());
-        }
-        pc += 2;
-        break;
-      }
-      case Op::kVectorSet: {
-        Value v = R[i.a], k = R[i.b], x = R[i.c];
-        if (builtins_redefined) {
-          CALL_REDEFINED(3, v, k, x, nfp - fp);
-          break;
-        }
-        if (is_vector(v) && k.is_fixnum() && uint64_t(k.fixnum()) < uint64_t(v.as<Vector>()->length()) &&
-            !v.obj()->immutable()) {
-          v.as<Vector>()->items()[k.fixnum()] = x;
-        } else {
-          error_pc = pc;
-          if (!is_vector(v)) type_error("vector-set!", "a vector", v);
-          if (v.obj()->immutable()) type_error("vector-set!", "a mutable vector", v);
-          check_index("vector-set!", k, v.as<Vector>()->length());
-        }
-        pc += 2;
-        break;
-      }
-      case Op::kCount:
-        throw_condition("error", nullptr, "internal error: bad instruction");
     }
   }
+  error_pc = pc;
+  pc = enter(fp + pc->a, pc->b, pc + 1, pc->a, false);
+  if (!pc) return nullptr;
+  RELOAD();
+  DISPATCH();
 }
+L_kTailCall: {
+  CHECK_INTERRUPT();
+  Value f = R[pc->a];
+  if (is_closure(f)) {
+    Proto* p = f.as<Closure>()->proto;
+    if (p->nparams == pc->b && !p->has_rest) {
+      int64_t ntop = fp + p->nregs;
+      if (ntop + 1 <= stack_soft_limit) {
+        if (ntop + 1 > high_water) high_water = ntop + 1;
+        Value* src = R + pc->a;  // above R: a forward copy is safe
+        for (int k = 0; k <= pc->b; k++) R[k] = src[k];
+        top = ntop;
+        cur_proto = p;
+        pc = p->code;
+        K = p->consts;
+        DISPATCH();
+      }
+    }
+  }
+  error_pc = pc;
+  pc = enter(fp + pc->a, pc->b, nullptr, 0, true);
+  if (!pc) return nullptr;
+  RELOAD();
+  DISPATCH();
+}
+L_kReturn: {
+  Value v = R[pc->a];
+  Frame& f = frames[--nframes];
+  fp = f.fp;
+  top = f.top;
+  cur_proto = f.proto;
+  if (!f.pc) {
+    barrier_value = v;
+    return nullptr;
+  }
+  stack[fp + f.dst] = v;
+  pc = f.pc;
+  RELOAD();
+  DISPATCH();
+}
+L_kCheckBound:
+  if (R[pc->a] == kUnbound) {
+    error_pc = pc;
+    throw_condition("unbound", nullptr, "variable used before its initialization");
+  }
+  NEXT(1);
+
+// ---- inline primitives: a fixnum (or pair, vector) fast path, the generic routine otherwise
+L_kAdd: {
+  Value x = R[pc->b], y = R[pc->c];
+  int64_t r;
+  if ((x.bits & y.bits & 1) && !builtins_redefined && !__builtin_add_overflow(int64_t(x.bits), int64_t(y.bits - 1), &r))
+    R[pc->a] = Value{uint64_t(r)};
+  else if (builtins_redefined)
+    R[pc->a] = call_redefined(pc, 2, x, y, kFalse);
+  else
+    error_pc = pc, R[pc->a] = num_add(x, y);
+  NEXT(2);
+}
+L_kSub: {
+  Value x = R[pc->b], y = R[pc->c];
+  int64_t r;
+  if ((x.bits & y.bits & 1) && !builtins_redefined && !__builtin_sub_overflow(int64_t(x.bits), int64_t(y.bits - 1), &r))
+    R[pc->a] = Value{uint64_t(r)};
+  else if (builtins_redefined)
+    R[pc->a] = call_redefined(pc, 2, x, y, kFalse);
+  else
+    error_pc = pc, R[pc->a] = num_sub(x, y);
+  NEXT(2);
+}
+L_kMul: {
+  Value x = R[pc->b], y = R[pc->c];
+  int64_t r;
+  if ((x.bits & y.bits & 1) && !builtins_redefined && !__builtin_mul_overflow(x.fixnum(), int64_t(y.bits - 1), &r))
+    R[pc->a] = Value{uint64_t(r) + 1};
+  else if (builtins_redefined)
+    R[pc->a] = call_redefined(pc, 2, x, y, kFalse);
+  else
+    error_pc = pc, R[pc->a] = num_mul(x, y);
+  NEXT(2);
+}
+L_kAddI: {
+  Value x = R[pc->b];
+  int64_t r;
+  if (x.is_fixnum() && !builtins_redefined && !__builtin_add_overflow(int64_t(x.bits), int64_t(int16_t(pc->c)) * 2, &r))
+    R[pc->a] = Value{uint64_t(r)};
+  else if (builtins_redefined)
+    R[pc->a] = call_redefined(pc, 2, x, imm_fixnum(pc->c), kFalse);
+  else
+    error_pc = pc, R[pc->a] = num_add(x, imm_fixnum(pc->c));
+  NEXT(2);
+}
+L_kSubI: {
+  Value x = R[pc->b];
+  int64_t r;
+  if (x.is_fixnum() && !builtins_redefined && !__builtin_sub_overflow(int64_t(x.bits), int64_t(int16_t(pc->c)) * 2, &r))
+    R[pc->a] = Value{uint64_t(r)};
+  else if (builtins_redefined)
+    R[pc->a] = call_redefined(pc, 2, x, imm_fixnum(pc->c), kFalse);
+  else
+    error_pc = pc, R[pc->a] = num_sub(x, imm_fixnum(pc->c));
+  NEXT(2);
+}
+
+#define COMPARE_OP(OPNAME, CMP, SLOW)                                    \
+  L_##OPNAME : {                                                         \
+    Value x = R[pc->b], y = R[pc->c];                                    \
+    if ((x.bits & y.bits & 1) && !builtins_redefined)                    \
+      R[pc->a] = make_bool(int64_t(x.bits) CMP int64_t(y.bits));         \
+    else if (builtins_redefined)                                         \
+      R[pc->a] = call_redefined(pc, 2, x, y, kFalse);                    \
+    else                                                                 \
+      error_pc = pc, R[pc->a] = make_bool(SLOW(x, y));                   \
+    NEXT(2);                                                             \
+  }
+  COMPARE_OP(kLt, <, num_lt)
+  COMPARE_OP(kLe, <=, num_le)
+  COMPARE_OP(kGt, >, num_gt)
+  COMPARE_OP(kGe, >=, num_ge)
+  COMPARE_OP(kNumEq, ==, num_eq)
+#undef COMPARE_OP
+
+#define BRANCH_COMPARE(OPNAME, CMP, SLOW, YEXPR)                          \
+  L_##OPNAME : {                                                          \
+    Value x = R[pc->a], y = YEXPR;                                        \
+    if ((x.bits & y.bits & 1) && !builtins_redefined)                     \
+      BRANCH_ON(int64_t(x.bits) CMP int64_t(y.bits));                     \
+    if (builtins_redefined) BRANCH_ON(call_redefined(pc, 2, x, y, kFalse).is_true()); \
+    error_pc = pc;                                                        \
+    BRANCH_ON(SLOW(x, y));                                                \
+  }
+  BRANCH_COMPARE(kBrLt, <, num_lt, R[pc->b])
+  BRANCH_COMPARE(kBrLe, <=, num_le, R[pc->b])
+  BRANCH_COMPARE(kBrGt, >, num_gt, R[pc->b])
+  BRANCH_COMPARE(kBrGe, >=, num_ge, R[pc->b])
+  BRANCH_COMPARE(kBrNumEq, ==, num_eq, R[pc->b])
+  BRANCH_COMPARE(kBrLtI, <, num_lt, imm_fixnum(pc->b))
+  BRANCH_COMPARE(kBrLeI, <=, num_le, imm_fixnum(pc->b))
+  BRANCH_COMPARE(kBrGtI, >, num_gt, imm_fixnum(pc->b))
+  BRANCH_COMPARE(kBrGeI, >=, num_ge, imm_fixnum(pc->b))
+  BRANCH_COMPARE(kBrNumEqI, ==, num_eq, imm_fixnum(pc->b))
+#undef BRANCH_COMPARE
+
+L_kBrEq:
+  if (builtins_redefined) BRANCH_ON(call_redefined(pc, 2, R[pc->a], R[pc->b], kFalse).is_true());
+  BRANCH_ON(R[pc->a] == R[pc->b]);
+L_kBrNull:
+  if (builtins_redefined) BRANCH_ON(call_redefined(pc, 1, R[pc->a], kFalse, kFalse).is_true());
+  BRANCH_ON(R[pc->a] == kNil);
+L_kBrPair:
+  if (builtins_redefined) BRANCH_ON(call_redefined(pc, 1, R[pc->a], kFalse, kFalse).is_true());
+  BRANCH_ON(is_pair(R[pc->a]));
+L_kBrNot:
+  if (builtins_redefined) BRANCH_ON(call_redefined(pc, 1, R[pc->a], kFalse, kFalse).is_true());
+  BRANCH_ON(R[pc->a] == kFalse);
+L_kBrZero: {
+  Value x = R[pc->a];
+  if (builtins_redefined) BRANCH_ON(call_redefined(pc, 1, x, kFalse, kFalse).is_true());
+  if (x.is_fixnum()) BRANCH_ON(x.bits == make_fixnum(0).bits);
+  error_pc = pc;
+  BRANCH_ON(zero_p(x));
+}
+
+L_kEq:
+  if (builtins_redefined) R[pc->a] = call_redefined(pc, 2, R[pc->b], R[pc->c], kFalse);
+  else R[pc->a] = make_bool(R[pc->b] == R[pc->c]);
+  NEXT(2);
+L_kCar: {
+  Value x = R[pc->b];
+  if (builtins_redefined) R[pc->a] = call_redefined(pc, 1, x, kFalse, kFalse);
+  else if (is_pair(x)) R[pc->a] = car(x);
+  else error_pc = pc, type_error("car", "a pair", x);
+  NEXT(2);
+}
+L_kCdr: {
+  Value x = R[pc->b];
+  if (builtins_redefined) R[pc->a] = call_redefined(pc, 1, x, kFalse, kFalse);
+  else if (is_pair(x)) R[pc->a] = cdr(x);
+  else error_pc = pc, type_error("cdr", "a pair", x);
+  NEXT(2);
+}
+L_kCons:
+  if (builtins_redefined) R[pc->a] = call_redefined(pc, 2, R[pc->b], R[pc->c], kFalse);
+  else R[pc->a] = cons(R[pc->b], R[pc->c]);
+  NEXT(2);
+L_kNullP:
+  if (builtins_redefined) R[pc->a] = call_redefined(pc, 1, R[pc->b], kFalse, kFalse);
+  else R[pc->a] = make_bool(R[pc->b] == kNil);
+  NEXT(2);
+L_kPairP:
+  if (builtins_redefined) R[pc->a] = call_redefined(pc, 1, R[pc->b], kFalse, kFalse);
+  else R[pc->a] = make_bool(is_pair(R[pc->b]));
+  NEXT(2);
+L_kNot:
+  if (builtins_redefined) R[pc->a] = call_redefined(pc, 1, R[pc->b], kFalse, kFalse);
+  else R[pc->a] = make_bool(R[pc->b] == kFalse);
+  NEXT(2);
+L_kZeroP: {
+  Value x = R[pc->b];
+  if (builtins_redefined) R[pc->a] = call_redefined(pc, 1, x, kFalse, kFalse);
+  else if (x.is_fixnum()) R[pc->a] = make_bool(x.bits == make_fixnum(0).bits);
+  else error_pc = pc, R[pc->a] = make_bool(zero_p(x));
+  NEXT(2);
+}
+L_kVectorRef: {
+  Value v = R[pc->b], k = R[pc->c];
+  if (builtins_redefined) {
+    R[pc->a] = call_redefined(pc, 2, v, k, kFalse);
+  } else if (is_vector(v) && k.is_fixnum() && uint64_t(k.fixnum()) < uint64_t(v.as<Vector>()->length())) {
+    R[pc->a] = v.as<Vector>()->items()[k.fixnum()];
+  } else {
+    error_pc = pc;
+    if (!is_vector(v)) type_error("vector-ref", "a vector", v);
+    check_index("vector-ref", k, v.as<Vector>()->length());
+  }
+  NEXT(2);
+}
+L_kVectorSet: {
+  Value v = R[pc->a], k = R[pc->b], x = R[pc->c];
+  if (builtins_redefined) {
+    call_redefined(pc, 3, v, k, x);
+  } else if (is_vector(v) && k.is_fixnum() && uint64_t(k.fixnum()) < uint64_t(v.as<Vector>()->length()) &&
+             !v.obj()->immutable()) {
+    v.as<Vector>()->items()[k.fixnum()] = x;
+  } else {
+    error_pc = pc;
+    if (!is_vector(v)) type_error("vector-set!", "a vector", v);
+    if (v.obj()->immutable()) type_error("vector-set!", "a mutable vector", v);
+    check_index("vector-set!", k, v.as<Vector>()->length());
+  }
+  NEXT(2);
+}
+L_kCount:
+  throw_condition("error", nullptr, "internal error: bad instruction");
+}
+
+#undef NEXT
+#undef DISPATCH
+#undef RELOAD
+#undef BRANCH_ON
+#undef CHECK_INTERRUPT
 
 // ---- inline op registry ----------------------------------------------------------------------
 

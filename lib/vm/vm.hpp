@@ -14,16 +14,41 @@ namespace quasi {
 
 struct Environment;
 struct VmImpl;
+struct PassOptions;
 
 struct Vm {
   Environment* interaction_env = nullptr;  // what scripts and the REPL see
   Environment* core_env = nullptr;         // builtins (the target of install_builtins)
-  std::atomic<bool> interrupt_requested{false};
+  std::atomic<bool> interrupt_requested{false};  // set through request_interrupt()
   GcRoot command_line{kNil};               // list of strings
   GcRoot libraries{kNil};                  // alist: library name -> Environment of its exports
   GcRoot env_roots{kNil};                  // keeps core_env and interaction_env alive
   std::string load_dir;                    // directory of the file being loaded ("" = cwd)
   VmImpl* impl = nullptr;
+  PassOptions* pass_options = nullptr;     // optimizer options (passes/pass_manager.hpp); null: defaults
+
+  // ---- per-engine settings made by the embedding API (engine.cpp) ----
+  // This VM's standard ports and current-*-port parameter objects: a vector
+  // #(stdin stdout stderr current-input current-output current-error), or #f for a bare Vm, which
+  // then uses the process-wide ones (builtins/port.hpp, install_standard_ports).
+  GcRoot stdio{kFalse};
+  // Sandbox: when false, load, include and library files are refused (the file procedures
+  // themselves are rebound by the engine).
+  bool allow_files = true;
+  // Resource limits of one evaluation (0 = none), enforced at the VM's poll points by
+  // VmImpl::poll. A limit stops the evaluation with an error of kind 'limit that Scheme handlers
+  // cannot catch (it leaves as UncaughtRaise).
+  uint64_t step_limit = 0;   // calls + backward jumps
+  int64_t time_limit_ns = 0; // wall time
+  uint64_t alloc_limit = 0;  // bytes allocated, from the collector's process-wide counter
+  uint64_t steps = 0;        // progress of the current evaluation
+  int64_t deadline_ns = 0;   // steady-clock time when the current evaluation must stop (0 = none)
+  uint64_t alloc_base = 0;   // GC_get_total_bytes() when the current evaluation started
+  // Resets the counters above and starts the clock: called when an outermost evaluation begins.
+  void begin_evaluation();
+  // Asks the running code to stop with an 'interrupt error at its next poll point. Any thread;
+  // async-signal-safe (atomic stores only).
+  void request_interrupt();
 
   // Calls a Scheme procedure from C++ and returns its result (nested run of the VM).
   Value apply(Value proc, int argc, const Value* argv);

@@ -62,6 +62,17 @@ struct VmImpl {
   uint64_t run_counter = 0;
   std::vector<uint64_t> active_runs;
   const Insn* error_pc = nullptr;  // instruction being executed when a runtime routine may raise
+
+  // Poll points. Every call and backward jump (a "step") decrements poll_countdown; when it
+  // reaches zero, poll() does the rare work: a pending interrupt, the step, time and allocation
+  // limits, then rearms the countdown with poll_period steps. So the hot path is one decrement and
+  // one well-predicted branch, and a runaway loop is seen within kPollInterval steps. Relaxed
+  // loads and stores (plain moves), not read-modify-write: request_interrupt() may zero it from
+  // another thread, and losing that race only delays the interrupt to the next regular poll.
+  // Compiled code must poll the same way at its calls and loop back-edges.
+  static constexpr int64_t kPollInterval = 1024;
+  std::atomic<int64_t> poll_countdown{kPollInterval};
+  int64_t poll_period = kPollInterval;
   Value barrier_value = kUnspecified;
 
   // Set when a GlobalCell that compiled code inlines is assigned: inline ops then call the
@@ -90,7 +101,12 @@ struct VmImpl {
   void ensure_stack(int64_t needed_top);
   void reset();  // after an uncaught error: drop every frame
   void restore_limits();
+  // The slow path of a poll point at `pc` (see poll_countdown). Raises on interrupt or a limit.
+  void poll(const Insn* pc);
+  // Rearms the countdown for the next period (bounded by what is left of the step limit).
+  void rearm_poll();
   void cell_written(Value cell, Value v);
+  Value call_redefined(const Insn* pc, int n, Value a0, Value a1, Value a2);
 
   SrcLoc location_of(const Insn* pc) const;  // of an instruction of the running procedure
   Value backtrace() const;                   // list of procedure names, innermost first
