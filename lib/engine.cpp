@@ -1,17 +1,37 @@
-// engine.cpp — one engine: its environments, its VM, the prelude, and the translation of
-// internal failures into quasi::Error / quasi::Exit (engine_bridge.hpp).
+// engine.cpp — one engine: its environments, its VM, the prelude, the sandbox, host procedures and
+// foreign objects, and the translation of internal failures into quasi::Error / quasi::Exit
+// (engine_bridge.hpp).
+//
+// Invariants:
+//  - An engine is used by one thread at a time. Entry (below) claims it for the calling thread for
+//    the length of the call, so a second thread gets an error instead of a data race; the same
+//    thread may re-enter (a host procedure calling back into the engine).
+//  - Only the outermost entry starts the resource budgets, flushes output and, after an error,
+//    resets the VM. A nested entry leaves the VM to the run loop below it.
+//  - No C++ exception other than the engine's own (SchemeError, UncaughtRaise, ContinuationJump,
+//    ExitRequest) leaves a host procedure: host_trampoline turns the others into Scheme errors.
+#include <cxxabi.h>
+
+#include <atomic>
 #include <memory>
+#include <mutex>
+#include <thread>
+#include <unordered_map>
 
 #include "builtins/port.hpp"
 #include "builtins/registry.hpp"
 #include "builtins/system.hpp"
+#include "core/equality.hpp"
 #include "core/error.hpp"
+#include "core/foreign.hpp"
 #include "core/numbers.hpp"
 #include "engine_bridge.hpp"
 #include "eval/environment.hpp"
 #include "eval/expander.hpp"
 #include "eval/prelude.hpp"
 #include "eval/toplevel.hpp"
+#include "passes/dump.hpp"
+#include "passes/pass_manager.hpp"
 #include "quasi/error.hpp"
 #include "read/printer.hpp"
 #include "read/reader.hpp"
@@ -22,22 +42,68 @@ namespace quasi::bridge {
 struct Engine {
   Vm vm;
   std::unique_ptr<VmImpl> impl;
+  EngineConfig config;
+  std::atomic<std::thread::id> owner{};  // thread inside the engine, or none
+  int depth = 0;                         // nested entries of the owner thread
+  std::unordered_map<const void*, std::string> type_names;  // foreign types
+  PassOptions pass_options = PassOptions::from_environment();  // QUASI_PASSES, read once
 };
+
+// ---- threads -------------------------------------------------------------------------------------
+
+namespace {
+// Registered with the collector by attach_thread; unregistered when the thread exits. A thread the
+// collector already knew (the one that initialized it, or one the host registered) is left alone.
+struct ThreadAttachment {
+  bool checked = false;
+  bool registered_here = false;
+  ~ThreadAttachment() {
+    if (registered_here) GC_unregister_my_thread();
+  }
+};
+thread_local ThreadAttachment tls_attachment;
+}  // namespace
+
+void attach_thread() {
+  ThreadAttachment& a = tls_attachment;
+  if (a.checked) return;
+  gc_init();
+  a.checked = true;
+  if (GC_thread_is_registered()) return;
+  GC_stack_base base;
+  if (GC_get_stack_base(&base) != GC_SUCCESS) throw std::runtime_error("quasi: cannot find this thread's stack");
+  if (GC_register_my_thread(&base) == GC_SUCCESS) a.registered_here = true;
+}
 
 namespace {
 
+// ---- errors ----------------------------------------------------------------------------------------
+
+std::shared_ptr<void> keep_alive(Value v) {
+  return std::shared_ptr<void>(new_root(v.bits), [](void* slot) { free_root(static_cast<Word*>(slot)); });
+}
+
 Error to_error(Value payload) {
-  std::string message = is_condition(payload) ? condition_text(payload)
-                                              : "uncaught exception: " + write_to_string(payload, 400);
-  std::string location;
-  std::vector<std::string> backtrace;
+  std::string kind = "raise", message, location;
+  std::vector<std::string> irritants, backtrace;
   if (is_condition(payload)) {
     Condition* c = payload.as<Condition>();
+    kind = is_symbol(c->kind) ? symbol_name(c->kind) : "error";
+    if (is_symbol(c->who)) message = std::string(symbol_name(c->who)) + ": ";
+    message += is_string(c->message) ? string_to_utf8(c->message) : write_to_string(c->message, 200);
+    for (Value l = c->irritants; is_pair(l); l = cdr(l)) irritants.push_back(write_to_string(car(l), 200));
     location = SrcLoc::unpack(c->loc).to_string();
     for (Value l = c->backtrace; is_pair(l); l = cdr(l))
       if (is_string(car(l))) backtrace.push_back(string_to_utf8(car(l)));
+  } else {
+    message = "uncaught exception: " + write_to_string(payload, 400);
+    irritants.push_back(write_to_string(payload, 200));
   }
-  return Error(describe_raised(payload), message, location, backtrace);
+  return Error(describe_raised(payload), kind, message, irritants, location, backtrace, keep_alive(payload));
+}
+
+Error plain_error(const std::string& kind, const std::string& message) {
+  return Error("error: " + message, kind, message, {}, "", {});
 }
 
 void set_core_global(Engine* e, const char* name, Value v) {
@@ -52,25 +118,58 @@ void recover(Engine* e) {
   set_core_global(e, "%handlers", kNil);
 }
 
-// Runs `body`, translating every internal way of failing.
+// Claims the engine for the calling thread for the length of one API call.
+class Entry {
+ public:
+  explicit Entry(Engine* e) : e_(e) {
+    attach_thread();
+    std::thread::id me = std::this_thread::get_id();
+    if (e->owner.load() != me) {
+      std::thread::id none{};
+      if (!e->owner.compare_exchange_strong(none, me))
+        throw plain_error("error", "this engine is being used by another thread");
+    }
+    outer_ = e->depth++ == 0;
+  }
+  ~Entry() {
+    if (--e_->depth == 0) e_->owner.store(std::thread::id{});
+  }
+  bool outer() const { return outer_; }
+
+ private:
+  Engine* e_;
+  bool outer_;
+};
+
+// Runs `body` (an evaluation), translating every internal way of failing.
 template <class F>
-uint64_t guarded(Engine* e, F body) {
+Word guarded(Engine* e, F body) {
+  Entry entry(e);
+  bool outer = entry.outer();
+  if (outer) e->vm.begin_evaluation();
+  else if (e->vm.limit_error.get() != kFalse) throw to_error(e->vm.limit_error.get());  // stopped
   try {
     Value v = body();
-    flush_standard_ports();
+    if (outer) flush_vm_ports(e->vm);
     return v.bits;
   } catch (UncaughtRaise& u) {
-    flush_standard_ports();
-    recover(e);
+    if (outer) {
+      flush_vm_ports(e->vm);
+      recover(e);
+    }
     throw to_error(u.payload);
   } catch (SchemeError& s) {
-    flush_standard_ports();
-    recover(e);
+    if (outer) {
+      flush_vm_ports(e->vm);
+      recover(e);
+    }
     throw to_error(s.payload);
   } catch (ContinuationJump&) {
+    if (!outer) throw;  // to the run loop that owns the continuation
     recover(e);
-    throw Error("error: a continuation escaped from its C++ call", "a continuation escaped from its C++ call", "", {});
+    throw plain_error("error", "a continuation escaped from its C++ call");
   } catch (ExitRequest& x) {
+    if (!outer) throw Exit(x.status);  // host_trampoline turns it back into an ExitRequest
     if (!x.emergency) {
       // Leave every dynamic-wind extent before exiting, as R7RS `exit` requires.
       Value rewind = e->vm.core_env->lookup(intern("%rewind-to"));
@@ -82,33 +181,134 @@ uint64_t guarded(Engine* e, F body) {
         } catch (...) {
         }
       }
-      flush_standard_ports();
+      flush_vm_ports(e->vm);
     }
     recover(e);
     throw Exit(x.status);
   } catch (std::bad_alloc&) {
-    recover(e);
-    throw Error("error: out of memory", "out of memory", "", {});
+    if (outer) recover(e);
+    throw plain_error("memory", "out of memory");
   }
+}
+
+// ---- host procedures -----------------------------------------------------------------------------
+
+struct HostProc {
+  HostInvoke fn;
+  void* ctx;
+};
+
+bool condition_of_kind(Value v, const char* kind) {
+  return is_condition(v) && v.as<Condition>()->kind == intern(kind);
+}
+
+// The Primitive function of every host procedure: calls the host and turns what it throws into
+// Scheme errors at this boundary, so no foreign exception unwinds through the VM.
+Value host_trampoline(Vm& vm, Primitive* self, int argc, Value* argv) {
+  auto* hp = static_cast<HostProc*>(self->data);
+  try {
+    static_assert(sizeof(Value) == sizeof(Word));
+    Value result{hp->fn(hp->ctx, argc, reinterpret_cast<const Word*>(argv))};
+    // A limit stopped Scheme code the host called, and the host went on: stop here too.
+    if (vm.limit_error.get() != kFalse) throw UncaughtRaise{vm.limit_error.get()};
+    return result;
+  } catch (SchemeError&) {
+    throw;
+  } catch (UncaughtRaise&) {
+    throw;
+  } catch (ContinuationJump&) {
+    throw;
+  } catch (ExitRequest&) {
+    throw;
+  } catch (abi::__forced_unwind&) {
+    throw;  // thread cancellation must go on
+  } catch (const Error& err) {
+    if (const auto* slot = static_cast<const Word*>(err.payload().get())) {
+      Value payload{*slot};
+      // A limit stays out of reach of Scheme handlers; anything else is raised again here.
+      if (condition_of_kind(payload, "limit")) throw UncaughtRaise{payload};
+      throw SchemeError{payload};
+    }
+    throw_condition(err.kind().empty() ? "error" : err.kind().c_str(), self->name, err.message());
+  } catch (const Exit& x) {
+    throw ExitRequest{x.status(), false};
+  } catch (const std::exception& ex) {
+    throw_condition("error", self->name, ex.what());
+  } catch (...) {
+    throw_condition("error", self->name, "unknown C++ exception");
+  }
+}
+
+// ---- sandbox ---------------------------------------------------------------------------------------
+
+QUASI_PRIM(p_denied) {
+  const char* kind = static_cast<const char*>(self->data);
+  std::string what = std::string(symbol_name(self->data_value));
+  throw_condition(kind, self->name, what + " is disabled in this engine");
+}
+
+// Replaces `name` (a procedure or a keyword) in both environments by a procedure that raises.
+void deny(Engine* e, Environment* user, const char* name, const char* kind, const char* what) {
+  Value sym = intern(name);
+  Value prim = make_primitive(name, p_denied, 0, -1, kEffect, const_cast<char*>(kind), intern(what));
+  Value b = e->vm.core_env->lookup(sym);
+  if (has_type(b, Type::GlobalCell)) {
+    b.as<GlobalCell>()->value = prim;  // shared by the user environment and the prelude
+    return;
+  }
+  Value cell = make_global_cell(sym);
+  cell.as<GlobalCell>()->value = prim;
+  cell.as<GlobalCell>()->owner = make_ptr(e->vm.core_env);
+  e->vm.core_env->bind(sym, cell);
+  user->bind(sym, cell);
+}
+
+void apply_sandbox(Engine* e, Environment* user) {
+  const EngineConfig& c = e->config;
+  e->vm.allow_files = c.allow_files;
+  if (!c.allow_files)
+    for (const char* n : {"open-input-file", "open-binary-input-file", "open-output-file",
+                          "open-binary-output-file", "file-exists?", "delete-file", "load",
+                          "call-with-input-file", "call-with-output-file", "with-input-from-file",
+                          "with-output-to-file", "include", "include-ci"})
+      deny(e, user, n, "file", "file access");
+  if (!c.allow_process)
+    for (const char* n : {"exit", "emergency-exit"}) deny(e, user, n, "error", "process control");
+  if (!c.allow_environment)
+    for (const char* n : {"get-environment-variable", "get-environment-variables"})
+      deny(e, user, n, "error", "environment access");
+}
+
+// ---- foreign objects -------------------------------------------------------------------------------
+
+void foreign_finalizer(void* obj, void*) {
+  Foreign* f = static_cast<Foreign*>(obj);
+  if (f->holder && f->release) f->release(f->holder);
+  f->holder = nullptr;
 }
 
 }  // namespace
 
-Engine* create_engine() {
-  gc_init();
-  auto* e = new Engine;
+// ---- engines -----------------------------------------------------------------------------------------
+
+Engine* create_engine(const EngineConfig& config) {
+  attach_thread();
+  auto e = std::make_unique<Engine>();
+  e->config = config;
   e->impl = std::make_unique<VmImpl>(&e->vm);
   e->vm.impl = e->impl.get();
+  e->vm.pass_options = &e->pass_options;
   Environment* core = make_environment(list({intern("quasi"), intern("core")}));
   e->vm.core_env = core;
   e->vm.env_roots.set(list({make_ptr(core)}));
   install_builtins(core);
+  install_standard_ports(e->vm, core);
   register_toplevel_primitives(core);
   install_special_forms(core);
   e->impl->register_inline_ops(core);
   e->impl->raise_cell = core->cell_for(intern("raise"));
   e->impl->roots.push_back(e->impl->raise_cell);
-  e->vm.interaction_env = core;  // while the prelude loads
+  e->vm.interaction_env = core;  // while the prelude loads (without limits)
   try {
     for (int i = 0; kPreludeFiles[i].name; i++)
       eval_source(e->vm, kPreludeFiles[i].text, std::string("prelude/") + kPreludeFiles[i].name, core);
@@ -117,43 +317,281 @@ Engine* create_engine() {
   } catch (SchemeError& s) {
     throw to_error(s.payload);
   }
+  set_limits(e.get(), config.step_limit, config.time_limit_ns, config.alloc_limit);
   Environment* user = make_environment(kFalse);
   for (auto& [sym, binding] : *core->table) user->bind(sym, binding);
   e->vm.interaction_env = user;
   e->vm.env_roots.set(list({make_ptr(core), make_ptr(user)}));
-  return e;
+  apply_sandbox(e.get(), user);
+  return e.release();
 }
 
-void destroy_engine(Engine* e) { delete e; }
+void destroy_engine(Engine* e) {
+  if (!e) return;
+  attach_thread();
+  flush_vm_ports(e->vm);
+  delete e;
+}
 
-uint64_t eval(Engine* e, std::string_view code, std::string_view source_name) {
+void set_limits(Engine* e, uint64_t steps, int64_t time_ns, uint64_t alloc_bytes) {
+  e->vm.step_limit = steps;
+  e->vm.time_limit_ns = time_ns;
+  e->vm.alloc_limit = alloc_bytes;
+}
+
+Word eval(Engine* e, std::string_view code, std::string_view source_name) {
   return guarded(e, [&] { return eval_source(e->vm, code, std::string(source_name), e->vm.interaction_env); });
 }
 
-uint64_t load(Engine* e, const std::string& path) {
+Word load(Engine* e, const std::string& path) {
   return guarded(e, [&] { return load_file(e->vm, path, e->vm.interaction_env); });
+}
+
+Word apply(Engine* e, Word proc, int argc, const Word* argv) {
+  return guarded(e, [&] {
+    Value p{proc};
+    if (!is_procedure(p)) type_error("call", "a procedure", p);
+    return e->vm.apply(p, argc, reinterpret_cast<const Value*>(argv));
+  });
+}
+
+bool lookup_global(Engine* e, std::string_view name, Word* out) {
+  Entry entry(e);
+  Value b = e->vm.interaction_env->lookup(intern(name));
+  if (!has_type(b, Type::GlobalCell) || b.as<GlobalCell>()->value == kUnbound) return false;
+  *out = b.as<GlobalCell>()->value.bits;
+  return true;
+}
+
+void define_global(Engine* e, std::string_view name, Word value) {
+  Entry entry(e);
+  Value v{value};
+  Value sym = intern(name);
+  Value b = e->vm.interaction_env->lookup(sym);
+  // A binding the user environment owns is assigned (through the VM's write barrier, so code that
+  // inlined or depends on it sees the change); anything else gets a new definition.
+  if (has_type(b, Type::GlobalCell) && b.as<GlobalCell>()->owner == make_ptr(e->vm.interaction_env)) {
+    e->impl->cell_written(b, v);
+    return;
+  }
+  e->vm.interaction_env->define(sym, v);
 }
 
 bool input_incomplete(std::string_view code) { return datum_incomplete(code); }
 
 void set_command_line(Engine* e, const std::vector<std::string>& args) {
+  Entry entry(e);
   Value l = kNil;
   for (auto it = args.rbegin(); it != args.rend(); ++it) l = cons(make_string_utf8(*it), l);
   e->vm.command_line.set(l);
 }
 
-void interrupt(Engine* e) { e->vm.interrupt_requested.store(true); }
+void interrupt(Engine* e) { e->vm.request_interrupt(); }
 
-uint64_t* new_root(uint64_t raw) {
-  gc_init();
-  auto* s = static_cast<uint64_t*>(GC_MALLOC_UNCOLLECTABLE(sizeof(uint64_t)));
-  *s = raw;
+std::string dump_ir(Engine* e, std::string_view code, std::string_view after_pass) {
+  std::string out;
+  guarded(e, [&] {
+    out = dump_ir_text(e->vm, e->vm.interaction_env, code, after_pass);
+    return kUnspecified;
+  });
+  return out;
+}
+
+std::vector<PassDescription> list_passes() {
+  std::vector<PassDescription> out;
+  for (const PassInfo& p : registered_passes()) out.push_back({p.name, p.level, p.description});
+  return out;
+}
+
+quasi::Vm& vm_of(Engine* e) { return e->vm; }
+
+void collect_garbage() {
+  attach_thread();
+  GC_gcollect();
+  GC_invoke_finalizers();
+}
+
+// ---- host procedures and foreign objects ---------------------------------------------------------
+
+Word make_host_procedure(Engine* e, const char* name, int min_args, int max_args, HostInvoke fn, void* ctx) {
+  attach_thread();
+  // Collectable: the Primitive's `data` field (scanned conservatively) keeps it alive.
+  auto* hp = static_cast<HostProc*>(gc_alloc_atomic(sizeof(HostProc)));
+  hp->fn = fn;
+  hp->ctx = ctx;
+  return make_primitive(name, host_trampoline, min_args, max_args, kEffect, hp).bits;
+}
+
+void name_foreign_type(Engine* e, const void* key, std::string_view name) {
+  Entry entry(e);
+  e->type_names[key] = std::string(name);
+}
+
+std::string foreign_type_name(Engine* e, const void* key) {
+  if (e) {
+    auto it = e->type_names.find(key);
+    if (it != e->type_names.end()) return it->second;
+  }
+  return "foreign";
+}
+
+Word make_foreign(Engine* e, const void* key, void* object, void* holder, void (*release)(void*)) {
+  attach_thread();
+  Foreign* f = gc_alloc_object<Foreign>(Type::Foreign, sizeof(Foreign));
+  f->type_key = key;
+  f->name = intern(foreign_type_name(e, key));
+  f->object = object;
+  f->holder = holder;
+  f->release = release;
+  if (holder && release) GC_REGISTER_FINALIZER_NO_ORDER(f, foreign_finalizer, nullptr, nullptr, nullptr);
+  return make_ptr(f).bits;
+}
+
+bool foreign_parts(Word w, const void** key, void** object, void** holder) {
+  Value v{w};
+  if (!is_foreign(v)) return false;
+  Foreign* f = v.as<Foreign>();
+  *key = f->type_key;
+  *object = f->object;
+  if (holder) *holder = f->holder;
+  return true;
+}
+
+std::string foreign_name(Word w) { return quasi::symbol_name(Value{w}.as<Foreign>()->name); }
+
+// ---- roots ---------------------------------------------------------------------------------------------
+
+Word* new_root(Word w) {
+  attach_thread();
+  auto* s = static_cast<Word*>(GC_MALLOC_UNCOLLECTABLE(sizeof(Word)));
+  if (!s) throw std::bad_alloc();
+  *s = w;
   return s;
 }
-void free_root(uint64_t* slot) { GC_FREE(slot); }
+void free_root(Word* slot) { GC_FREE(slot); }
 
-std::string write(uint64_t raw, bool display) {
-  Value v{raw};
+// ---- making values ---------------------------------------------------------------------------------------
+
+Word make_int(int64_t n) {
+  attach_thread();
+  return make_integer(n).bits;
+}
+Word make_uint(uint64_t n) {
+  attach_thread();
+  if (n <= uint64_t(INT64_MAX)) return make_integer(int64_t(n)).bits;
+  mpz_t z;
+  mpz_init(z);
+  mpz_import(z, 1, 1, sizeof n, 0, 0, &n);
+  Value v = make_integer(z);
+  mpz_clear(z);
+  return v.bits;
+}
+Word make_double(double d) {
+  attach_thread();
+  return make_flonum(d).bits;
+}
+Word make_bool(bool b) { return quasi::make_bool(b).bits; }
+Word make_char(char32_t c) { return quasi::make_char(c).bits; }
+Word make_string(std::string_view utf8) {
+  attach_thread();
+  return make_string_utf8(utf8).bits;
+}
+Word make_symbol(std::string_view utf8) {
+  attach_thread();
+  return intern(utf8).bits;
+}
+Word nil() { return kNil.bits; }
+Word unspecified() { return kUnspecified.bits; }
+Word cons(Word a, Word d) {
+  attach_thread();
+  return quasi::cons(Value{a}, Value{d}).bits;
+}
+Word make_vector(int64_t n) {
+  attach_thread();
+  return quasi::make_vector(n, kFalse).bits;
+}
+void vector_set(Word v, int64_t i, Word x) { Value{v}.as<Vector>()->items()[i] = Value{x}; }
+
+// ---- inspecting values ------------------------------------------------------------------------------------
+
+Kind kind(Word w) {
+  Value v{w};
+  if (v.is_fixnum()) return Kind::Integer;
+  if (v.is_char()) return Kind::Char;
+  if (v == kTrue || v == kFalse) return Kind::Boolean;
+  if (v == kNil) return Kind::Null;
+  if (v == kUnspecified) return Kind::Unspecified;
+  if (v == kEof) return Kind::Eof;
+  if (!v.is_ptr()) return Kind::Other;
+  switch (v.obj()->type()) {
+    case Type::Pair: return Kind::Pair;
+    case Type::Bignum: return Kind::Integer;
+    case Type::Ratnum: return Kind::Rational;
+    case Type::Flonum: return Kind::Real;
+    case Type::String: return Kind::String;
+    case Type::Symbol: return Kind::Symbol;
+    case Type::Vector: return Kind::Vector;
+    case Type::Bytevector: return Kind::Bytevector;
+    case Type::Condition: return Kind::Error;
+    case Type::Foreign: return Kind::Foreign;
+    case Type::Values:
+      return v.as<MultipleValues>()->count() == 0 ? Kind::Unspecified : Kind::Values;
+    default: return is_procedure(v) ? Kind::Procedure : Kind::Other;
+  }
+}
+
+bool is_list(Word w) { return list_length(Value{w}) >= 0; }
+
+bool to_int64(Word w, int64_t* out) {
+  Value v{w};
+  if (v.is_fixnum()) {
+    *out = v.fixnum();
+    return true;
+  }
+  return is_bignum(v) && integer_to_int64(v, out);
+}
+
+bool to_uint64(Word w, uint64_t* out) {
+  Value v{w};
+  if (v.is_fixnum()) {
+    if (v.fixnum() < 0) return false;
+    *out = uint64_t(v.fixnum());
+    return true;
+  }
+  if (!is_bignum(v)) return false;
+  const __mpz_struct* z = &v.as<Bignum>()->z;
+  if (mpz_sgn(z) < 0 || mpz_sizeinbase(z, 2) > 64) return false;
+  uint64_t r = 0;
+  size_t count = 0;
+  mpz_export(&r, &count, 1, sizeof r, 0, 0, z);
+  *out = count ? r : 0;
+  return true;
+}
+
+bool to_double(Word w, double* out) {
+  Value v{w};
+  if (!quasi::is_number(v)) return false;
+  *out = number_to_double(v);
+  return true;
+}
+
+std::string string_utf8(Word w) { return string_to_utf8(Value{w}); }
+std::string symbol_name(Word w) { return quasi::symbol_name(Value{w}); }
+char32_t char_code(Word w) { return Value{w}.char_code(); }
+
+int64_t length(Word w) {
+  Value v{w};
+  if (is_vector(v)) return v.as<Vector>()->length();
+  if (quasi::is_string(v)) return v.as<String>()->length();
+  return list_length(v);
+}
+
+Word car(Word w) { return quasi::car(Value{w}).bits; }
+Word cdr(Word w) { return quasi::cdr(Value{w}).bits; }
+Word vector_ref(Word v, int64_t i) { return Value{v}.as<Vector>()->items()[i].bits; }
+
+std::string write(Word w, bool display) {
+  Value v{w};
   if (has_type(v, Type::Values)) {
     std::string out;
     MultipleValues* mv = v.as<MultipleValues>();
@@ -166,27 +604,8 @@ std::string write(uint64_t raw, bool display) {
   return display ? display_to_string(v) : write_to_string(v);
 }
 
-bool is_unspecified(uint64_t raw) {
-  Value v{raw};
-  return v == kUnspecified || (has_type(v, Type::Values) && v.as<MultipleValues>()->count() == 0);
-}
-bool is_number(uint64_t raw) { return quasi::is_number(Value{raw}); }
-bool is_string(uint64_t raw) { return quasi::is_string(Value{raw}); }
-bool is_procedure(uint64_t raw) { return quasi::is_procedure(Value{raw}); }
-
-int64_t as_int(uint64_t raw) {
-  int64_t n;
-  if (!integer_to_int64(Value{raw}, &n))
-    throw Error("error: as_int: not an exact integer in range", "as_int: not an exact integer in range", "", {});
-  return n;
-}
-double as_double(uint64_t raw) {
-  if (!quasi::is_number(Value{raw})) throw Error("error: as_double: not a number", "as_double: not a number", "", {});
-  return number_to_double(Value{raw});
-}
-std::string as_string(uint64_t raw) {
-  if (!quasi::is_string(Value{raw})) throw Error("error: as_string: not a string", "as_string: not a string", "", {});
-  return string_to_utf8(Value{raw});
-}
+std::string describe(Word w) { return write_to_string(Value{w}, 200); }
+bool eqv(Word a, Word b) { return quasi::eqv(Value{a}, Value{b}); }
+bool equal(Word a, Word b) { return quasi::equal(Value{a}, Value{b}); }
 
 }  // namespace quasi::bridge

@@ -1,6 +1,13 @@
 // engine_bridge.hpp — the narrow interface between the public API (api.cpp, which sees only
 // quasi.hpp) and the engine (engine.cpp, which sees only the internals). Values cross as raw
-// 64-bit words; errors cross as quasi::Error / quasi::Exit.
+// 64-bit words (Word); errors cross as quasi::Error / quasi::Exit.
+//
+// A Word names a heap object only while something keeps it reachable: a root slot (new_root), the
+// VM's stack, or the C++ stack of a registered thread (the collector scans those conservatively).
+// Never keep a Word in malloc'd memory.
+//
+// Threads: every function that may allocate or touch an engine first registers the calling thread
+// with the collector (attach_thread), so hosts never do it themselves.
 #pragma once
 
 #include <cstdint>
@@ -8,29 +15,116 @@
 #include <string_view>
 #include <vector>
 
+namespace quasi {
+struct Vm;
+}
+
 namespace quasi::bridge {
 
 struct Engine;
+using Word = uint64_t;
 
-Engine* create_engine();
+// Registers the calling thread with the collector once (and unregisters it when the thread
+// exits). Cheap after the first call: a thread_local flag.
+void attach_thread();
+
+// ---- engines ---------------------------------------------------------------------------------
+struct EngineConfig {
+  bool allow_files = true;        // file procedures, load, include, library files
+  bool allow_process = true;      // exit, emergency-exit
+  bool allow_environment = true;  // get-environment-variable(s)
+  uint64_t step_limit = 0;        // per outermost evaluation; 0 = none
+  int64_t time_limit_ns = 0;
+  uint64_t alloc_limit = 0;
+};
+
+Engine* create_engine(const EngineConfig& config = EngineConfig{});
 void destroy_engine(Engine* e);
-uint64_t eval(Engine* e, std::string_view code, std::string_view source_name);
-uint64_t load(Engine* e, const std::string& path);
+void set_limits(Engine* e, uint64_t steps, int64_t time_ns, uint64_t alloc_bytes);
+Word eval(Engine* e, std::string_view code, std::string_view source_name);
+Word load(Engine* e, const std::string& path);
+// Calls `proc` with argv[0..argc) (words kept reachable by the caller).
+Word apply(Engine* e, Word proc, int argc, const Word* argv);
+// The value of a global of the interaction environment; false when unbound.
+bool lookup_global(Engine* e, std::string_view name, Word* out);
+// (define name value) in the interaction environment.
+void define_global(Engine* e, std::string_view name, Word value);
 bool input_incomplete(std::string_view code);
 void set_command_line(Engine* e, const std::vector<std::string>& args);
+// Any thread; async-signal-safe.
 void interrupt(Engine* e);
 
-// GC roots for handles.
-uint64_t* new_root(uint64_t raw);
-void free_root(uint64_t* slot);
+// ---- optimizer (lib/passes/) -------------------------------------------------------------------
+// The IR of each top-level form of `code` after `after_pass` ("expand", a pass name, "" or "all"
+// for the whole pipeline), one line per form, as Scheme. Nothing of `code` runs.
+std::string dump_ir(Engine* e, std::string_view code, std::string_view after_pass);
+struct PassDescription {
+  std::string name;
+  int level;
+  std::string description;
+};
+// The passes of the default pipeline, in the order it runs them.
+std::vector<PassDescription> list_passes();
+// White-box access for the unit tests (tests/unit): the engine's VM.
+quasi::Vm& vm_of(Engine* e);
+void collect_garbage();
 
-std::string write(uint64_t raw, bool display);
-bool is_unspecified(uint64_t raw);
-bool is_number(uint64_t raw);
-bool is_string(uint64_t raw);
-bool is_procedure(uint64_t raw);
-int64_t as_int(uint64_t raw);
-double as_double(uint64_t raw);
-std::string as_string(uint64_t raw);
+// ---- procedures implemented by the host ------------------------------------------------------
+// Called with the arguments; returns the result word. May throw quasi::Error (becomes a Scheme
+// error naming the procedure), quasi::Exit, or any C++ exception (its what() becomes the message).
+using HostInvoke = Word (*)(void* ctx, int argc, const Word* argv);
+// `name` must outlive the procedure (the host keeps it with ctx). max_args -1: variadic.
+Word make_host_procedure(Engine* e, const char* name, int min_args, int max_args, HostInvoke fn,
+                         void* ctx);
+
+// ---- C++ objects held by Scheme (core/foreign.hpp) ---------------------------------------------
+// `key` identifies the C++ type; the type's name is what name_foreign_type gave in this engine
+// (or "foreign"). `release(holder)` runs when the Scheme object is collected (holder may be null).
+void name_foreign_type(Engine* e, const void* key, std::string_view name);
+Word make_foreign(Engine* e, const void* key, void* object, void* holder, void (*release)(void*));
+// False when `w` is not a foreign object.
+bool foreign_parts(Word w, const void** key, void** object, void** holder);
+std::string foreign_type_name(Engine* e, const void* key);
+std::string foreign_name(Word w);  // the type name a foreign object prints with
+
+// ---- roots -------------------------------------------------------------------------------------
+Word* new_root(Word w);
+void free_root(Word* slot);
+
+// ---- making values -------------------------------------------------------------------------------
+Word make_int(int64_t n);
+Word make_uint(uint64_t n);
+Word make_double(double d);
+Word make_bool(bool b);
+Word make_char(char32_t c);
+Word make_string(std::string_view utf8);
+Word make_symbol(std::string_view utf8);
+Word nil();
+Word unspecified();
+Word cons(Word a, Word d);
+Word make_vector(int64_t n);  // filled with #f
+void vector_set(Word v, int64_t i, Word x);
+
+// ---- inspecting values ---------------------------------------------------------------------------
+enum class Kind : int {
+  Unspecified, Boolean, Null, Pair, Integer, Rational, Real, Complex, String, Symbol, Char, Vector,
+  Bytevector, Procedure, Error, Foreign, Eof, Values, Other
+};
+Kind kind(Word w);
+bool is_list(Word w);                    // proper list
+bool to_int64(Word w, int64_t* out);     // exact integer in range
+bool to_uint64(Word w, uint64_t* out);
+bool to_double(Word w, double* out);     // any real number
+std::string string_utf8(Word w);         // a string's contents (w must be a string)
+std::string symbol_name(Word w);         // w must be a symbol
+char32_t char_code(Word w);              // w must be a character
+int64_t length(Word w);                  // proper list, vector or string; -1 otherwise
+Word car(Word w);                        // w must be a pair
+Word cdr(Word w);
+Word vector_ref(Word v, int64_t i);      // in range
+std::string write(Word w, bool display);
+std::string describe(Word w);            // written, shortened: for error messages
+bool eqv(Word a, Word b);
+bool equal(Word a, Word b);
 
 }  // namespace quasi::bridge

@@ -5,6 +5,7 @@
 //   quasi FILE [ARGS...]      run a script; (command-line) is (FILE ARGS...)
 //   quasi - [ARGS...]         run the script read from standard input
 //   quasi -e EXPR [ARGS...]   evaluate EXPR; (command-line) is ("-e" ARGS...)
+//   quasi --dump-ir=PASS FILE print the core IR of FILE's forms after optimizer pass PASS
 //
 // Exit status: 0 when the program finishes, 1 after an uncaught error, n after (exit n),
 // 2 for a bad command line.
@@ -35,6 +36,10 @@ constexpr const char* kHelpText =
     "options:\n"
     "  -e, --eval EXPR   evaluate EXPR instead of running a file\n"
     "  -h, --help        print this help and exit\n"
+    "      --dump-ir=PASS FILE\n"
+    "                    print the IR of each form of FILE after optimizer pass PASS\n"
+    "                    (expand, a pass name, or all) and exit; nothing runs\n"
+    "      --list-passes print the optimizer's passes and exit\n"
     "      --version     print the version and exit\n"
     "  --                end of options: the next argument is FILE\n"
     "\n"
@@ -43,7 +48,8 @@ constexpr const char* kHelpText =
     "command line.\n";
 
 struct Invocation {
-  enum class Mode { kRepl, kScript, kEval, kHelp, kVersion } mode = Mode::kRepl;
+  enum class Mode { kRepl, kScript, kEval, kHelp, kVersion, kDumpIr, kListPasses } mode = Mode::kRepl;
+  std::string dump_pass;  // --dump-ir=PASS
   std::string program;  // FILE, "-" or the -e expression
   std::vector<std::string> args;
 };
@@ -64,6 +70,20 @@ std::optional<Invocation> parse_command_line(int argc, char** argv) {
     }
     if (a == "--version") {
       inv.mode = Invocation::Mode::kVersion;
+      return inv;
+    }
+    if (a == "--list-passes") {
+      inv.mode = Invocation::Mode::kListPasses;
+      return inv;
+    }
+    if (a == "--dump-ir" || a.substr(0, 10) == "--dump-ir=") {
+      if (i + 1 >= argc) {
+        std::cerr << "quasi: --dump-ir needs a file\n" << kUsageLine << kHelpHint;
+        return std::nullopt;
+      }
+      inv.mode = Invocation::Mode::kDumpIr;
+      inv.dump_pass = a.size() > 10 ? std::string(a.substr(10)) : "all";
+      inv.program = argv[i + 1];
       return inv;
     }
     if (a == "-e" || a == "--eval") {
@@ -88,6 +108,24 @@ std::optional<Invocation> parse_command_line(int argc, char** argv) {
     inv.args.assign(argv + i + 1, argv + argc);
   }
   return inv;
+}
+
+// --dump-ir: prints the IR of every form of the file; returns the exit status.
+int dump_ir(const quasi::Engine& engine, const Invocation& inv) {
+  std::ifstream in(inv.program, std::ios::binary);
+  if (!in) {
+    std::cerr << "quasi: cannot open " << inv.program << '\n';
+    return kExitError;
+  }
+  std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  try {
+    std::cout << engine.dump_ir(text, inv.dump_pass);
+  } catch (const quasi::Error& e) {
+    quasi::cli::print_error(std::cerr, e);
+    return kExitError;
+  }
+  std::cout.flush();
+  return 0;
 }
 
 // Runs a script or an -e expression; returns the exit status.
@@ -131,6 +169,10 @@ int main(int argc, char** argv) {
     case Invocation::Mode::kVersion:
       std::cout << "quasi " << quasi::version() << '\n';
       return 0;
+    case Invocation::Mode::kListPasses:
+      for (const quasi::OptimizerPass& p : quasi::optimizer_passes())
+        std::cout << p.name << "  (level " << p.level << ")  " << p.description << '\n';
+      return 0;
     default:
       break;
   }
@@ -140,6 +182,7 @@ int main(int argc, char** argv) {
       engine.set_command_line({"quasi"});
       return quasi::cli::run_repl(engine);
     }
+    if (inv->mode == Invocation::Mode::kDumpIr) return dump_ir(engine, *inv);
     return run_program(engine, *inv);
   } catch (const quasi::Exit& e) {
     return e.status();

@@ -211,6 +211,9 @@ class Repl {
   void cmd_time(std::string_view expr);
   void cmd_load(std::string_view file);
   void cmd_quit(std::string_view);
+  void cmd_ir(std::string_view expr) { print_ir(expr, "expand"); }
+  void cmd_optimize(std::string_view expr) { print_ir(expr, "all"); }
+  void cmd_residual(std::string_view expr) { evaluate("(print-residual " + std::string(expr) + ")"); }
 
  private:
   // Reads further lines onto `text` while it ends inside a datum. False when Ctrl-C abandoned
@@ -222,6 +225,8 @@ class Repl {
   void evaluate(std::string_view code);
   // Reports an error that ended an evaluation or a load.
   void report(const Error& error);
+  // Prints the core IR of `code` after optimizer pass `pass` (Engine::dump_ir).
+  void print_ir(std::string_view code, std::string_view pass);
 
   Engine& engine_;
   LineReader& reader_;
@@ -236,6 +241,9 @@ const MetaCommand kMetaCommands[] = {
      &Repl::cmd_time},
     {"load", "", MetaArg::kText, "FILE", "load a source file", &Repl::cmd_load},
     {"quit", "q", MetaArg::kNone, "", "leave the REPL (so does Ctrl-D)", &Repl::cmd_quit},
+    {"ir", "", MetaArg::kExpr, "EXPR", "print EXPR's core IR as the expander makes it", &Repl::cmd_ir},
+    {"optimize", "", MetaArg::kExpr, "EXPR", "print EXPR's core IR after the optimizer", &Repl::cmd_optimize},
+    {"residual", "", MetaArg::kExpr, "EXPR", "pretty-print the residual code of a specialized procedure", &Repl::cmd_residual},
 };
 
 const MetaCommand* find_meta_command(std::string_view name) {
@@ -377,6 +385,15 @@ void Repl::cmd_load(std::string_view file) {
 }
 
 void Repl::cmd_quit(std::string_view) { exit_status_ = 0; }
+
+void Repl::print_ir(std::string_view code, std::string_view pass) {
+  try {
+    std::cout << engine_.dump_ir(code, pass);
+    std::cout.flush();
+  } catch (const Error& e) {
+    report(e);
+  }
+}
 
 }  // namespace
 

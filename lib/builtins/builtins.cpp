@@ -16,6 +16,7 @@ void install_builtins(Environment* env) {
   register_port_primitives(env);
   register_control_primitives(env);
   register_system_primitives(env);
+  register_pe_primitives(env);
   register_disasm_primitives(env);
 }
 

@@ -85,8 +85,9 @@ RecordType* check_rtd(const char* who, Value v) {
   return v.as<RecordType>();
 }
 
+// Collectable: the Primitive that points at it (GC-scanned) keeps it alive as long as needed.
 const char* persistent_name(const std::string& s) {
-  char* p = static_cast<char*>(GC_MALLOC_ATOMIC_UNCOLLECTABLE(s.size() + 1));
+  char* p = static_cast<char*>(gc_alloc_atomic(s.size() + 1));
   std::memcpy(p, s.c_str(), s.size() + 1);
   return p;
 }

@@ -22,9 +22,13 @@
 //
 // Standard ports: stdout is block-buffered, or line-buffered when it is a terminal; stderr is
 // flushed after every write and flushes stdout before it writes (so interleaving is kept when both
-// go to the same place); stdin flushes stdout and stderr before it blocks to read. The three
-// standard ports are process-wide, as are the Parameter objects current-input-port,
-// current-output-port and current-error-port (parameterize is per-Vm, in parameter_value).
+// go to the same place); stdin flushes stdout before it blocks to read (a standard stdin or stderr
+// port keeps that stdout port in its `source`). Each engine has its own standard ports and its own
+// current-input-port, current-output-port and current-error-port parameter objects
+// (install_standard_ports, kept in Vm::stdio), because parameterize changes the value stored in
+// the parameter object: engines running on different threads must share neither. A bare Vm
+// without them uses a process-wide set. Several engines writing to the same descriptor interleave
+// at their flushes.
 // Ports are not synchronized: two threads must not use one port at the same time.
 #pragma once
 
@@ -37,6 +41,7 @@
 namespace quasi {
 
 struct Vm;
+struct Environment;
 
 enum PortFlags : uint32_t {
   kPortInput = 1u << 0,
@@ -62,7 +67,8 @@ struct Port : Object {
   PortKind kind;
   int fd;        // Fd ports; -1 otherwise
   Value name;    // string: file name, "<string>", "<stdin>", ...
-  Value source;  // String (String kind) or Bytevector (Bytes kind) kept alive; #f otherwise
+  Value source;  // String (String kind) or Bytevector (Bytes kind) kept alive; for a standard
+                 // stdin/stderr port, the stdout port it flushes first; #f otherwise
   // Input. Fd and Bytes: bytes ibuf[ipos, ilen). String: code point index spos.
   uint8_t* ibuf;
   int64_t ipos, ilen, icap;
@@ -122,12 +128,21 @@ Value stderr_port();
 Value current_input_port_param();
 Value current_output_port_param();
 Value current_error_port_param();
-// Their values in `vm`'s current dynamic extent.
+// Their values in `vm`'s current dynamic extent (`vm`'s own parameters when it has them).
 Value current_input_port(Vm& vm);
 Value current_output_port(Vm& vm);
 Value current_error_port(Vm& vm);
+// `vm`'s own standard output port (the process-wide one for a bare Vm).
+Value vm_stdout_port(Vm& vm);
 
-// Flushes stdout, stderr and every open file output port (errors ignored). Call at exit.
+// Gives `vm` its own standard ports and current-*-port parameters (Vm::stdio) and defines the
+// parameters in `env`. Called once per engine, after install_builtins.
+void install_standard_ports(Vm& vm, Environment* env);
+
+// Flushes the process-wide stdout and every open file output port (errors ignored). Call at exit.
 void flush_standard_ports();
+// Flushes `vm`'s standard output and the file output ports its programs opened (errors
+// ignored): what the engine does after each evaluation. Leaves other engines' ports alone.
+void flush_vm_ports(Vm& vm);
 
 }  // namespace quasi

@@ -12,7 +12,7 @@
 #include <atomic>
 #include <cstring>
 #include <mutex>
-#include <unordered_set>
+#include <unordered_map>
 
 #include "builtins/registry.hpp"
 #include "eval/environment.hpp"
@@ -47,10 +47,11 @@ std::string port_name(Port* p) { return is_string(p->name) ? string_to_utf8(p->n
 
 // ---- open file output ports, flushed by flush_standard_ports() -------------------------------
 // Pointers are stored complemented in malloc'd memory, so they do not keep the ports alive; the
-// finalizer and close remove a port before it can be reclaimed.
+// finalizer and close remove a port before it can be reclaimed. Each maps to the Vm whose
+// program opened it (null when opened from C++), so flush_vm_ports flushes only its own.
 struct OpenOutputs {
   std::mutex mu;
-  std::unordered_set<uintptr_t> hidden;
+  std::unordered_map<uintptr_t, const Vm*> hidden;
 };
 OpenOutputs& open_outputs() {
   static OpenOutputs* o = new OpenOutputs;
@@ -59,7 +60,13 @@ OpenOutputs& open_outputs() {
 void track_output(Port* p) {
   OpenOutputs& o = open_outputs();
   std::lock_guard<std::mutex> lock(o.mu);
-  o.hidden.insert(~reinterpret_cast<uintptr_t>(p));
+  o.hidden.emplace(~reinterpret_cast<uintptr_t>(p), nullptr);
+}
+void set_output_owner(Value port, const Vm& vm) {
+  OpenOutputs& o = open_outputs();
+  std::lock_guard<std::mutex> lock(o.mu);
+  auto it = o.hidden.find(~port.bits);
+  if (it != o.hidden.end()) it->second = &vm;
 }
 void untrack_output(Port* p) {
   OpenOutputs& o = open_outputs();
@@ -108,14 +115,11 @@ void quiet_flush(Port* p) {
 struct StdPorts {
   GcRoot in, out, err, pin, pout, perr;
 };
-std::atomic<StdPorts*> g_std{nullptr};
 StdPorts& std_ports();
 
-void flush_stdout_quietly() {
-  if (StdPorts* s = g_std.load()) {
-    quiet_flush(as_port(s->out.get()));
-    quiet_flush(as_port(s->err.get()));
-  }
+// The standard output port that a standard input or error port flushes first (its `source`).
+void flush_companion(Port* p) {
+  if (is_port(p->source)) quiet_flush(as_port(p->source));
 }
 
 void sink_reserve(Port* p, int64_t extra) {
@@ -129,9 +133,7 @@ void sink_reserve(Port* p, int64_t extra) {
 
 // Output in three steps so one logical write (a whole `display`) applies the flush policy once.
 void out_begin(Port* p) {
-  if ((p->flags & kPortStderr)) {
-    if (StdPorts* s = g_std.load()) quiet_flush(as_port(s->out.get()));
-  }
+  if ((p->flags & kPortStderr)) flush_companion(p);
 }
 
 void out_raw(Port* p, const char* who, const uint8_t* data, int64_t n) {
@@ -223,7 +225,7 @@ void emit_string(Port* p, const char* who, Value str, int64_t start, int64_t end
 int64_t fill(Port* p, const char* who, int64_t want) {
   int64_t avail = p->ilen - p->ipos;
   if (avail >= want || p->kind != PortKind::Fd || (p->flags & kPortEofPending)) return avail;
-  if (p->flags & kPortStdin) flush_stdout_quietly();
+  if (p->flags & kPortStdin) flush_companion(p);
   if (!p->ibuf) {
     p->ibuf = static_cast<uint8_t*>(gc_alloc_atomic(kFdBufSize));
     p->icap = kFdBufSize;
@@ -452,22 +454,48 @@ Value read_datum(Port* p) {
 }
 
 // ---- standard ports --------------------------------------------------------------------------
+// A set of standard ports: #(stdin stdout stderr current-input current-output current-error).
+// stdin and stderr point at their stdout (`source`) to flush it before they read or write.
+Value make_std_ports() {
+  uint32_t out = kPortOutput | kPortTextual | kPortOutOpen | kPortStandard;
+  Value in = make_fd_port(0, kPortInput | kPortTextual | kPortInOpen | kPortStdin | kPortStandard, "<stdin>");
+  Value o = make_fd_port(1, out | (::isatty(1) ? uint32_t{kPortLineBuffered} : 0u), "<stdout>");
+  Value err = make_fd_port(2, out | kPortUnbuffered | kPortStderr, "<stderr>");
+  as_port(in)->source = o;
+  as_port(err)->source = o;
+  Value v = make_vector(6);
+  Value* items = v.as<Vector>()->items();
+  items[0] = in;
+  items[1] = o;
+  items[2] = err;
+  items[3] = make_parameter(in, kFalse);
+  items[4] = make_parameter(o, kFalse);
+  items[5] = make_parameter(err, kFalse);
+  return v;
+}
+
+// The process-wide set, used by a Vm without its own (unit tests) and by C++ callers.
 StdPorts& std_ports() {
   static StdPorts* s = [] {
     gc_init();
     StdPorts* sp = new StdPorts;
-    uint32_t out = kPortOutput | kPortTextual | kPortOutOpen | kPortStandard;
-    sp->in.set(make_fd_port(0, kPortInput | kPortTextual | kPortInOpen | kPortStdin | kPortStandard,
-                            "<stdin>"));
-    sp->out.set(make_fd_port(1, out | (::isatty(1) ? uint32_t{kPortLineBuffered} : 0u), "<stdout>"));
-    sp->err.set(make_fd_port(2, out | kPortUnbuffered | kPortStderr, "<stderr>"));
-    sp->pin.set(make_parameter(sp->in.get(), kFalse));
-    sp->pout.set(make_parameter(sp->out.get(), kFalse));
-    sp->perr.set(make_parameter(sp->err.get(), kFalse));
-    g_std.store(sp);
+    Value v = make_std_ports();
+    Value* items = v.as<Vector>()->items();
+    sp->in.set(items[0]);
+    sp->out.set(items[1]);
+    sp->err.set(items[2]);
+    sp->pin.set(items[3]);
+    sp->pout.set(items[4]);
+    sp->perr.set(items[5]);
     return sp;
   }();
   return *s;
+}
+
+// Item i of `vm`'s own standard ports, or of the process-wide set.
+Value vm_stdio(Vm& vm, int i, GcRoot StdPorts::*global) {
+  Value s = vm.stdio.get();
+  return is_vector(s) ? s.as<Vector>()->items()[i] : (std_ports().*global).get();
 }
 
 }  // namespace
@@ -580,15 +608,32 @@ Value stderr_port() { return std_ports().err.get(); }
 Value current_input_port_param() { return std_ports().pin.get(); }
 Value current_output_port_param() { return std_ports().pout.get(); }
 Value current_error_port_param() { return std_ports().perr.get(); }
-Value current_input_port(Vm& vm) { return parameter_value(vm, std_ports().pin.get()); }
-Value current_output_port(Vm& vm) { return parameter_value(vm, std_ports().pout.get()); }
-Value current_error_port(Vm& vm) { return parameter_value(vm, std_ports().perr.get()); }
+Value current_input_port(Vm& vm) { return parameter_value(vm, vm_stdio(vm, 3, &StdPorts::pin)); }
+Value current_output_port(Vm& vm) { return parameter_value(vm, vm_stdio(vm, 4, &StdPorts::pout)); }
+Value current_error_port(Vm& vm) { return parameter_value(vm, vm_stdio(vm, 5, &StdPorts::perr)); }
+Value vm_stdout_port(Vm& vm) { return vm_stdio(vm, 1, &StdPorts::out); }
+
+void install_standard_ports(Vm& vm, Environment* env) {
+  Value v = make_std_ports();
+  vm.stdio.set(v);
+  env->define(intern("current-input-port"), v.as<Vector>()->items()[3]);
+  env->define(intern("current-output-port"), v.as<Vector>()->items()[4]);
+  env->define(intern("current-error-port"), v.as<Vector>()->items()[5]);
+}
 
 void flush_standard_ports() {
-  flush_stdout_quietly();
+  quiet_flush(as_port(std_ports().out.get()));
   OpenOutputs& o = open_outputs();
   std::lock_guard<std::mutex> lock(o.mu);
-  for (uintptr_t h : o.hidden) quiet_flush(reinterpret_cast<Port*>(~h));
+  for (auto& [h, owner] : o.hidden) quiet_flush(reinterpret_cast<Port*>(~h));
+}
+
+void flush_vm_ports(Vm& vm) {
+  quiet_flush(as_port(vm_stdout_port(vm)));
+  OpenOutputs& o = open_outputs();
+  std::lock_guard<std::mutex> lock(o.mu);
+  for (auto& [h, owner] : o.hidden)
+    if (owner == &vm) quiet_flush(reinterpret_cast<Port*>(~h));
 }
 
 // ---- primitives ------------------------------------------------------------------------------
@@ -837,11 +882,15 @@ QUASI_PRIM(p_open_binary_input_file) {
 }
 QUASI_PRIM(p_open_output_file) {
   const char* who = "open-output-file";
-  return open_file_port(who, file_name_arg(who, argv[0]), false, false);
+  Value port = open_file_port(who, file_name_arg(who, argv[0]), false, false);
+  set_output_owner(port, vm);
+  return port;
 }
 QUASI_PRIM(p_open_binary_output_file) {
   const char* who = "open-binary-output-file";
-  return open_file_port(who, file_name_arg(who, argv[0]), false, true);
+  Value port = open_file_port(who, file_name_arg(who, argv[0]), false, true);
+  set_output_owner(port, vm);
+  return port;
 }
 QUASI_PRIM(p_file_exists_p) {
   std::string path = file_name_arg("file-exists?", argv[0]);

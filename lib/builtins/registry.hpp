@@ -44,6 +44,7 @@ void register_vector_primitives(Environment* env);     // vectors and bytevector
 void register_port_primitives(Environment* env);       // ports, read, write, files
 void register_control_primitives(Environment* env);    // procedures, errors, records, promises
 void register_system_primitives(Environment* env);     // time, process context, misc
+void register_pe_primitives(Environment* env);         // specialize, residual (lib/pe/api.cpp)
 void register_disasm_primitives(Environment* env);     // vm/disasm.cpp: bytecode listings
 
 void install_builtins(Environment* env);

@@ -8,6 +8,7 @@
 #include "core/error.hpp"
 #include "eval/environment.hpp"
 #include "eval/expander.hpp"
+#include "passes/pass_manager.hpp"
 #include "read/printer.hpp"
 #include "read/reader.hpp"
 #include "vm/compiler.hpp"
@@ -58,6 +59,8 @@ Value find_library(Vm& vm, Value name) {
 Value load_library(Vm& vm, Value name, Value form) {
   Value lib = find_library(vm, name);
   if (lib != kFalse) return lib;
+  if (!vm.allow_files)  // a sandboxed engine reads no library files
+    library_error(form, "library not found (file access is disabled): " + write_to_string(name));
   // (foo bar) is looked for as foo/bar.sld next to the importing file, then in the current
   // directory.
   std::string rel;
@@ -170,6 +173,7 @@ void define_library(Vm& vm, Value form) {
       std::string base = dir_of(source_file_name(pair_srcloc(d).file));
       for (Value f = cdr(d); is_pair(f); f = cdr(f)) {
         if (!is_string(car(f))) library_error(d, "include: expected a file name");
+        if (!vm.allow_files) library_error(d, "include: file access is disabled in this engine");
         std::string path = base + string_to_utf8(car(f));
         std::string text;
         if (!read_file(path, &text)) library_error(d, "include: cannot read " + path);
@@ -210,11 +214,11 @@ void define_library(Vm& vm, Value form) {
 QUASI_PRIM(p_nothing) { return kUnspecified; }
 
 Value nothing_thunk() {
-  static Value* thunk = nullptr;
-  if (!thunk) {
-    thunk = static_cast<Value*>(GC_MALLOC_UNCOLLECTABLE(sizeof(Value)));
-    *thunk = make_primitive("toplevel", p_nothing, 0, 0, kPure);
-  }
+  static Value* const thunk = [] {  // initialized once even when engines start on several threads
+    auto* t = static_cast<Value*>(GC_MALLOC_UNCOLLECTABLE(sizeof(Value)));
+    *t = make_primitive("toplevel", p_nothing, 0, 0, kPure);
+    return t;
+  }();
   return *thunk;
 }
 
@@ -263,6 +267,7 @@ Value compile_form(Vm& vm, Value form, Environment* env) {
     return nothing_thunk();
   }
   Node* ir = expand_toplevel(form, env, vm.core_env);
+  ir = run_default_pipeline(vm, ir);  // fold-constants, inline-small, ... (passes/)
   return compile_toplevel(vm, ir);
 }
 

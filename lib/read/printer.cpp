@@ -12,6 +12,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "core/foreign.hpp"
 #include "core/numbers.hpp"
 #include "core/object.hpp"
 #include "read/reader.hpp"
@@ -472,7 +473,10 @@ class Printer {
       case Type::Identifier: return emit("#<identifier>");
       case Type::Macro: return emit("#<macro>");
       case Type::Proto: return emit("#<code>");
-      case Type::Foreign: return emit("#<foreign>");
+      case Type::Foreign:  // a C++ object from the embedding API: #<its type name>
+        out_ += "#<";
+        write_symbol(out_, v.as<Foreign>()->name, true);
+        return emit(">");
       case Type::WeakBox: return emit("#<weak-box>");
       default: return emit("#<object>");
     }

@@ -351,7 +351,8 @@ class FnCompiler {
     } else if (fused_imm != Op::kCount && small_fixnum((*args)[1], &imm)) {
       at = emit(fused_imm, uint16_t(operand((*args)[0])), uint16_t(imm));
     } else if (swapped_imm != Op::kCount && small_fixnum((*args)[0], &imm)) {
-      at = emit(swapped_imm, uint16_t(operand((*args)[1])), uint16_t(imm));
+      // c = 1 marks the swap, so a type error still names the procedure the program called.
+      at = emit(swapped_imm, uint16_t(operand((*args)[1])), uint16_t(imm), 1);
     } else {
       uint16_t x = uint16_t(operand((*args)[0]));
       uint16_t y = uint16_t(operand((*args)[1]));

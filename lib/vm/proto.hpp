@@ -53,7 +53,8 @@ enum class Op : uint16_t {
   // Fused test-and-branch: when the test is false, jump. In the data word, b | c << 16 is the
   // jump offset, relative to the instruction after the data word.
   kBrLt, kBrLe, kBrGt, kBrGe, kBrNumEq, kBrEq,  // test (op R[a] R[b])
-  kBrLtI, kBrLeI, kBrGtI, kBrGeI, kBrNumEqI,    // test (op R[a] b), b a signed 16-bit immediate
+  kBrLtI, kBrLeI, kBrGtI, kBrGeI, kBrNumEqI,    // test (op R[a] b), b a signed 16-bit immediate;
+                                                // c = 1: the program wrote (mirror-op b R[a])
   kBrNull, kBrPair, kBrZero,                    // test (op R[a])
   kBrNot,                                       // test (not R[a]): jumps when R[a] is true
   kCount

@@ -351,8 +351,7 @@ static bool zero_p(Value x) {
 }
 
 [[noreturn]] static void unbound_variable(Value cell) {
-  throw_condition("unbound", nullptr, std::string("unbound variable: ") + symbol_name(cell.as<GlobalCell>()->name),
-                  list({cell.as<GlobalCell>()->name}));
+  throw_condition("unbound", nullptr, std::string("unbound variable: ") + symbol_name(cell.as<GlobalCell>()->name));
 }
 
 // ---- the run loop ----------------------------------------------------------------------------
@@ -428,6 +427,7 @@ void Vm::begin_evaluation() {
   steps = 0;
   deadline_ns = time_limit_ns > 0 ? steady_now_ns() + time_limit_ns : 0;
   alloc_base = alloc_limit ? GC_get_total_bytes() : 0;
+  limit_error.set(kFalse);
   if (impl) impl->rearm_poll();
 }
 
@@ -462,6 +462,7 @@ void VmImpl::poll(const Insn* pc) {
   // Not raised in Scheme: a handler in the runaway script must not be able to swallow it.
   Value c = make_condition(intern("limit"), kFalse, make_string_utf8(exceeded), kNil, location_of(pc));
   c.as<Condition>()->backtrace = backtrace();
+  vm->limit_error.set(c);
   throw UncaughtRaise{c};
 }
 
@@ -752,25 +753,28 @@ L_kSubI: {
   COMPARE_OP(kNumEq, ==, num_eq)
 #undef COMPARE_OP
 
-#define BRANCH_COMPARE(OPNAME, CMP, SLOW, YEXPR)                          \
+// The slow path names the procedure the program called: a swapped immediate test (c == 1:
+// `(< 0 x)` compiled as x > 0) reports itself as `<` through MIRROR with the operands swapped.
+#define BRANCH_COMPARE(OPNAME, CMP, SLOW, YEXPR, MIRROR)                   \
   L_##OPNAME : {                                                          \
     Value x = R[pc->a], y = YEXPR;                                        \
     if ((x.bits & y.bits & 1) && !builtins_redefined)                     \
       BRANCH_ON(int64_t(x.bits) CMP int64_t(y.bits));                     \
-    if (builtins_redefined) BRANCH_ON(call_redefined(pc, 2, x, y, kFalse).is_true()); \
+    if (builtins_redefined)                                               \
+      BRANCH_ON((pc->c ? call_redefined(pc, 2, y, x, kFalse) : call_redefined(pc, 2, x, y, kFalse)).is_true()); \
     error_pc = pc;                                                        \
-    BRANCH_ON(SLOW(x, y));                                                \
+    BRANCH_ON(pc->c ? MIRROR(y, x) : SLOW(x, y));                         \
   }
-  BRANCH_COMPARE(kBrLt, <, num_lt, R[pc->b])
-  BRANCH_COMPARE(kBrLe, <=, num_le, R[pc->b])
-  BRANCH_COMPARE(kBrGt, >, num_gt, R[pc->b])
-  BRANCH_COMPARE(kBrGe, >=, num_ge, R[pc->b])
-  BRANCH_COMPARE(kBrNumEq, ==, num_eq, R[pc->b])
-  BRANCH_COMPARE(kBrLtI, <, num_lt, imm_fixnum(pc->b))
-  BRANCH_COMPARE(kBrLeI, <=, num_le, imm_fixnum(pc->b))
-  BRANCH_COMPARE(kBrGtI, >, num_gt, imm_fixnum(pc->b))
-  BRANCH_COMPARE(kBrGeI, >=, num_ge, imm_fixnum(pc->b))
-  BRANCH_COMPARE(kBrNumEqI, ==, num_eq, imm_fixnum(pc->b))
+  BRANCH_COMPARE(kBrLt, <, num_lt, R[pc->b], num_gt)
+  BRANCH_COMPARE(kBrLe, <=, num_le, R[pc->b], num_ge)
+  BRANCH_COMPARE(kBrGt, >, num_gt, R[pc->b], num_lt)
+  BRANCH_COMPARE(kBrGe, >=, num_ge, R[pc->b], num_le)
+  BRANCH_COMPARE(kBrNumEq, ==, num_eq, R[pc->b], num_eq)
+  BRANCH_COMPARE(kBrLtI, <, num_lt, imm_fixnum(pc->b), num_gt)
+  BRANCH_COMPARE(kBrLeI, <=, num_le, imm_fixnum(pc->b), num_ge)
+  BRANCH_COMPARE(kBrGtI, >, num_gt, imm_fixnum(pc->b), num_lt)
+  BRANCH_COMPARE(kBrGeI, >=, num_ge, imm_fixnum(pc->b), num_le)
+  BRANCH_COMPARE(kBrNumEqI, ==, num_eq, imm_fixnum(pc->b), num_eq)
 #undef BRANCH_COMPARE
 
 L_kBrEq:

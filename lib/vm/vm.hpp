@@ -44,6 +44,10 @@ struct Vm {
   uint64_t steps = 0;        // progress of the current evaluation
   int64_t deadline_ns = 0;   // steady-clock time when the current evaluation must stop (0 = none)
   uint64_t alloc_base = 0;   // GC_get_total_bytes() when the current evaluation started
+  // The 'limit condition once a limit stopped the current evaluation (#f before): the engine
+  // raises it again at every host-procedure boundary, so a host that swallows the error cannot
+  // keep the runaway script going.
+  GcRoot limit_error{kFalse};
   // Resets the counters above and starts the clock: called when an outermost evaluation begins.
   void begin_evaluation();
   // Asks the running code to stop with an 'interrupt error at its next poll point. Any thread;

@@ -33,9 +33,10 @@ wait_for() {
   PENDING=${PENDING#*"$2"}
   pass "$1"
 }
-send() { printf '%s' "$1" >&"$IN"; }
+# Keys typed within a few milliseconds of a prompt can reach the terminal before libedit has
+# switched it to raw mode (then ^D is lost), so type like a person: after a pause.
+send() { sleep 0.3; printf '%s' "$1" >&"$IN"; }
 finish_tty() {
-  exec {IN}>&-
   kill "$QPID" 2>/dev/null
   finish
   exit $?
@@ -77,9 +78,15 @@ wait_for "the REPL goes on after an interrupt" $'42\r\n'
 wait_for "prompt" "quasi> "
 
 send $'\x04'  # Ctrl-D
-exec {IN}>&-
-# Drain the rest so the coprocess can end, then take its status.
-while IFS= read -r -N 1 -t "$WAIT" -u "$OUTFD" ch; do TRANSCRIPT+=$ch; done
+# Keep typing nothing (stdin stays open) and see whether the REPL ends by itself.
+deadline=$((SECONDS + WAIT))
+while kill -0 "$QPID" 2>/dev/null && [ $SECONDS -lt $deadline ]; do
+  IFS= read -r -N 1 -t 0.2 -u "$OUTFD" ch 2>/dev/null && TRANSCRIPT+=$ch
+done
+if kill -0 "$QPID" 2>/dev/null; then
+  fail "Ctrl-D at the prompt ends the REPL" "last output: $(printf '%q' "${TRANSCRIPT: -300}")"
+  finish_tty
+fi
 wait "$QPID"
 RC=$? OUT=$TRANSCRIPT ERR=""
 expect_rc "Ctrl-D at the prompt exits with status 0" 0

@@ -108,3 +108,11 @@ TEST_CASE("redefining an inlined builtin is seen by compiled code", "[vm]") {
   // A new top-level definition shadows the builtin only for code compiled after it.
   CHECK(run("(define (car x) 'mine) (car '(1 2))") == "mine");
 }
+
+TEST_CASE("fused tests report the procedure the program called", "[vm]") {
+  CHECK(error_of("(if (< 1 #t) 1 2)").find("<: expected a number, got #t") != std::string::npos);
+  CHECK(error_of("(if (<= 1 'a) 1 2)").find("<=: expected a number") != std::string::npos);
+  CHECK(error_of("(define (f x) (if (> x 0) 1 2)) (f 'a)").find(">: expected a number, got a") != std::string::npos);
+  CHECK(run("(define (g x) (if (< 0 x) 'pos 'nonpos)) (list (g 1) (g 0) (g -1) (g 1/2) (g -0.5))") ==
+        "(pos nonpos nonpos pos nonpos)");
+}

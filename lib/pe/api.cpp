@@ -1,0 +1,86 @@
+// api.cpp — the Scheme procedures of the partial evaluator (see lib/pe/README.md, "API"):
+//
+//   (specialize f arg ...)          fix f's leading arguments; a procedure of the rest
+//   (specialize* f '((pos . v) ...)) fix any positions (0-based) of f's required parameters
+//   (residual p)                    the residual code of a procedure `specialize` made, a datum
+//   (print-residual p [port])       the same, pretty-printed (the REPL's ,residual)
+//   (specialize-stats)              alist of counters
+//   (%specialization-valid? token)  the validity guard residual code runs on entry (internal)
+//
+// Each engine has its own PeState; the API primitives of that engine carry it in `data`.
+#include <algorithm>
+
+#include "builtins/port.hpp"
+#include "builtins/registry.hpp"
+#include "eval/environment.hpp"
+#include "pe/internal.hpp"
+#include "pe/pe.hpp"
+#include "pe/pretty.hpp"
+
+namespace quasi {
+namespace {
+
+pe::PeState& state_of(Primitive* self) { return *static_cast<pe::PeState*>(self->data); }
+
+QUASI_PRIM(p_specialize) {
+  std::vector<std::pair<int64_t, Value>> fixed;
+  for (int i = 1; i < argc; i++) fixed.emplace_back(i - 1, argv[i]);
+  return pe::specialize(vm, state_of(self), argv[0], fixed, "specialize");
+}
+
+// (specialize* f '((1 . 16) (0 . x))): positions are 0-based indices of f's parameters.
+QUASI_PRIM(p_specialize_star) {
+  const char* who = "specialize*";
+  std::vector<std::pair<int64_t, Value>> fixed;
+  if (list_length(argv[1]) < 0) type_error(who, "a list of (position . value) pairs", argv[1]);
+  for (Value l = argv[1]; is_pair(l); l = cdr(l)) {
+    Value e = car(l);
+    if (!is_pair(e) || !car(e).is_fixnum() || car(e).fixnum() < 0)
+      type_error(who, "a (position . value) pair with a non-negative exact integer position", e);
+    fixed.emplace_back(car(e).fixnum(), cdr(e));
+  }
+  std::sort(fixed.begin(), fixed.end(), [](auto& a, auto& b) { return a.first < b.first; });
+  for (size_t i = 1; i < fixed.size(); i++)
+    if (fixed[i].first == fixed[i - 1].first)
+      throw_error(who, "position given twice", list({make_fixnum(fixed[i].first)}));
+  return pe::specialize(vm, state_of(self), argv[0], fixed, who);
+}
+
+QUASI_PRIM(p_residual) { return pe::residual_of(state_of(self), argv[0], "residual"); }
+
+QUASI_PRIM(p_print_residual) {
+  Value code = pe::residual_of(state_of(self), argv[0], "print-residual");
+  Value port = argc > 1 ? argv[1] : current_output_port(vm);
+  if (!is_output_port(port)) type_error("print-residual", "an output port", port);
+  port_write_utf8(port, pe::pretty_datum(code) + "\n");
+  return kUnspecified;
+}
+
+QUASI_PRIM(p_specialize_stats) { return pe::stats_alist(state_of(self)); }
+
+QUASI_PRIM(p_specialization_valid) {
+  return has_type(argv[0], Type::Box) ? argv[0].as<Box>()->value : kFalse;
+}
+
+const PrimDef kPePrims[] = {
+    {"specialize", p_specialize, 1, -1, kEffect},
+    {"specialize*", p_specialize_star, 2, 2, kEffect},
+    {"residual", p_residual, 1, 1, kMayRaise},
+    {"print-residual", p_print_residual, 1, 2, kEffect},
+    {"specialize-stats", p_specialize_stats, 0, 0, kAllocates},
+    // Reads a mutable flag: neither pure nor foldable.
+    {"%specialization-valid?", p_specialization_valid, 1, 1, 0},
+};
+
+}  // namespace
+
+void register_pe_primitives(Environment* env) {
+  pe::PeState* st = pe::make_state();
+  for (const PrimDef& d : kPePrims) {
+    Value p = make_primitive(d.name, d.fn, d.min_args, d.max_args, d.flags, st);
+    env->define(intern(d.name), p);
+    if (std::string(d.name) == "%specialization-valid?") st->guard_prim = p;
+  }
+}
+
+}  // namespace quasi

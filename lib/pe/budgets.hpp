@@ -1,0 +1,57 @@
+// budgets.hpp — the named limits that make the partial evaluator terminate and keep its output
+// small. Every limit is per `specialize` request (one run of the Specializer) unless it says
+// otherwise. Reaching a limit never fails a request: the run residualizes instead (see "What
+// running out does" in lib/pe/README.md).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace quasi::pe {
+
+// Effort: one unit per IR node the evaluator visits, per unfolded call and per specialized call
+// it sets up. Bounds the time of a run, including static computations that never end (a static
+// loop that does not terminate, exponential unfolding). When it runs out the whole request falls
+// back to the trivial residual `(lambda (dyn ...) (f static ... dyn ...))`. Chez cp0 calls the
+// same idea effort-limit (200 per inlining attempt there; ours is per whole request, because a
+// request specializes a whole program, e.g. an interpreter together with its input program).
+constexpr int64_t kEffortLimit = 400000;
+
+// Residual size: IR nodes the evaluator emits per request. Bounds the code a request can make
+// (unrolling a static loop 10^6 times would stay within the effort limit only barely; this
+// stops it far earlier). Running out is handled like the effort limit.
+constexpr int64_t kResidualSizeLimit = 60000;
+
+// Generalization whistle: how many specializations of one lambda clause may be pending (being
+// built, one nested inside the other) at once. One more means a static argument keeps taking new
+// values under dynamic control (a counter growing under a dynamic test): the OLDEST pending one is
+// restarted with every argument that differs between it and the new one made dynamic. Must exceed
+// the depth that useful static recursion under dynamic tests reaches (an 8-character pattern in a
+// matcher that compares a character per level needs 9).
+constexpr int kMaxPendingVariants = 16;
+
+// Variants: specialized copies of one lambda clause per request. Past it, a new call uses the
+// copy whose arguments are all dynamic (there is only one such copy).
+constexpr int kMaxVariantsPerClause = 64;
+
+// Key size: items in the static skeleton of one specialized call (values, pairs, closures). A
+// call whose arguments have a larger skeleton makes its largest arguments dynamic.
+constexpr int kMaxKeyItems = 256;
+
+// Fold size limits, as CPython's peephole optimizer bounds its constants: a fold whose result is
+// larger stays in the residual code (the program computes it at run time).
+constexpr int64_t kMaxFoldStringChars = 4096;
+constexpr int64_t kMaxFoldIntegerBits = 4096;
+constexpr int64_t kMaxFoldElements = 256;
+
+// Cleanup rounds over the residual code (inline helpers used once, drop dead parameters and
+// bindings, substitute single-use bindings). Each round only shrinks the code; three reach the
+// fixpoint on every example, the fourth is a margin.
+constexpr int kCleanupRounds = 4;
+
+// The per-engine cache of specialized procedures (specialize on equal? arguments returns the same
+// procedure). Past this many entries the cache is emptied (procedures already returned keep
+// working; only eq?-ness with later requests is lost).
+constexpr size_t kMaxCachedSpecializations = 4096;
+
+}  // namespace quasi::pe

@@ -1,0 +1,714 @@
+// cleanup.cpp — turns the let-inserted residual code into the code a person would write.
+//
+// The evaluator binds every residual computation to a fresh variable where the original computes
+// it (so effects keep their order and count), passes partially static objects to helpers
+// materialized (in case they escape there), and makes a helper for every call under dynamic
+// control. Each round here:
+//   1. drops helpers nothing calls and inlines helpers called exactly once from outside any cycle
+//      (transition compression: a chain of helpers each used once becomes straight code);
+//   2. removes helper parameters the body never reads (with the argument, when dropping it is
+//      harmless) — this is what makes unused materialized objects dead;
+//   3. simplifies bindings: a binding used nowhere is dropped when its init has no effect and
+//      cannot raise; a trivial init (constant, variable) is substituted; an init used once is
+//      moved to its use when nothing observable is evaluated in between (the use is reached first
+//      in evaluation order, not inside a lambda or a branch).
+// Every step keeps each Var bound exactly once and never moves code into a lambda or a branch, so
+// a round cannot change how often or in which order effects and errors happen.
+#include <unordered_map>
+#include <unordered_set>
+
+#include "pe/budgets.hpp"
+#include "pe/internal.hpp"
+#include "vm/vm.hpp"
+
+namespace quasi::pe {
+
+namespace {
+
+using UseMap = std::unordered_map<Var*, int>;
+
+// The engine's core environment during a cleanup (one per thread at a time).
+thread_local Environment* t_core = nullptr;
+
+// A reference to a bound cell of the core environment: it cannot raise and cannot change
+// (imported cells cannot be assigned), so it behaves like a constant.
+bool constant_global(Node* n) {
+  if (n->kind != NodeKind::GlobalRef) return false;
+  GlobalCell* c = static_cast<GlobalRefNode*>(n)->cell.as<GlobalCell>();
+  return t_core && c->owner == make_ptr(t_core) && c->value != kUnbound && is_procedure(c->value);
+}
+
+// Calls f(slot) for every child slot of n.
+template <class F>
+void for_children(Node* n, F&& f) {
+  switch (n->kind) {
+    case NodeKind::Const:
+    case NodeKind::LocalRef:
+    case NodeKind::GlobalRef:
+      return;
+    case NodeKind::LocalSet:
+      f(static_cast<LocalSetNode*>(n)->value);
+      return;
+    case NodeKind::GlobalSet:
+      f(static_cast<GlobalSetNode*>(n)->value);
+      return;
+    case NodeKind::If: {
+      auto* i = static_cast<IfNode*>(n);
+      f(i->test);
+      f(i->then);
+      f(i->otherwise);
+      return;
+    }
+    case NodeKind::Lambda:
+      for (LambdaClause* c : static_cast<LambdaNode*>(n)->clauses) f(c->body);
+      return;
+    case NodeKind::Call: {
+      auto* c = static_cast<CallNode*>(n);
+      f(c->fn);
+      for (Node*& a : c->args) f(a);
+      return;
+    }
+    case NodeKind::PrimCall:
+      for (Node*& a : static_cast<PrimCallNode*>(n)->args) f(a);
+      return;
+    case NodeKind::Let:
+    case NodeKind::Letrec: {
+      auto* l = static_cast<LetNode*>(n);
+      for (Node*& i : l->inits) f(i);
+      f(l->body);
+      return;
+    }
+    case NodeKind::Seq:
+      for (Node*& e : static_cast<SeqNode*>(n)->exprs) f(e);
+      return;
+  }
+}
+
+void count_uses(Node* n, UseMap& uses) {
+  if (n->kind == NodeKind::LocalRef) uses[static_cast<LocalRefNode*>(n)->var]++;
+  for_children(n, [&](Node*& c) { count_uses(c, uses); });
+}
+
+bool occurs(Node* n, Var* v) {
+  if (n->kind == NodeKind::LocalRef) return static_cast<LocalRefNode*>(n)->var == v;
+  if (n->kind == NodeKind::LocalSet && static_cast<LocalSetNode*>(n)->var == v) return true;
+  bool found = false;
+  for_children(n, [&](Node*& c) { found = found || occurs(c, v); });
+  return found;
+}
+
+bool trivial(Node* n) {
+  return n->kind == NodeKind::Const ||
+         (n->kind == NodeKind::LocalRef && !static_cast<LocalRefNode*>(n)->var->assigned);
+}
+
+// Evaluating n has no effect and cannot raise: it may be dropped when its value is unused.
+bool droppable(Node* n) {
+  switch (n->kind) {
+    case NodeKind::Const:
+    case NodeKind::LocalRef:
+    case NodeKind::Lambda:
+      return true;
+    case NodeKind::GlobalRef:
+      return constant_global(n);
+    case NodeKind::If: {
+      auto* i = static_cast<IfNode*>(n);
+      return trivial(i->test) && droppable(i->then) && droppable(i->otherwise);
+    }
+    case NodeKind::PrimCall: {
+      auto* c = static_cast<PrimCallNode*>(n);
+      uint32_t flags = c->prim.as<Primitive>()->flags;
+      if (!(flags & kPure) || (flags & (kMayRaise | kHasEffects | kVmSpecial))) return false;
+      Primitive* p = c->prim.as<Primitive>();
+      int64_t argc = int64_t(c->args.size());
+      if (argc < p->min_args || (p->max_args >= 0 && argc > p->max_args)) return false;
+      for (Node* a : c->args)
+        if (!droppable(a)) return false;
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+Node* clone_trivial(Node* n) {
+  if (n->kind == NodeKind::Const) return gc_new<ConstNode>(static_cast<ConstNode*>(n)->value, n->loc);
+  return gc_new<LocalRefNode>(static_cast<LocalRefNode*>(n)->var, n->loc);
+}
+
+void substitute_all(Node*& slot, Var* v, Node* repl) {
+  if (slot->kind == NodeKind::LocalRef && static_cast<LocalRefNode*>(slot)->var == v) {
+    slot = clone_trivial(repl);
+    return;
+  }
+  for_children(slot, [&](Node*& c) { substitute_all(c, v, repl); });
+}
+
+// Finds the single use of v if it is the first thing evaluated in n that could observe or be
+// observed by moving an expression there.
+class FirstUse {
+ public:
+  explicit FirstUse(Var* v) : v_(v) {}
+  enum Result { kContinue, kFound, kBlocked };
+  Node** slot = nullptr;
+
+  Result scan(Node*& n) {
+    switch (n->kind) {
+      case NodeKind::Const:
+        return kContinue;
+      case NodeKind::LocalRef: {
+        Var* x = static_cast<LocalRefNode*>(n)->var;
+        if (x == v_) {
+          slot = &n;
+          return kFound;
+        }
+        return x->assigned ? kBlocked : kContinue;
+      }
+      case NodeKind::GlobalRef:
+        return constant_global(n) ? kContinue : kBlocked;
+      case NodeKind::Lambda:
+        return occurs(n, v_) ? kBlocked : kContinue;
+      case NodeKind::Call: {
+        auto* c = static_cast<CallNode*>(n);
+        Result r = scan(c->fn);
+        for (size_t i = 0; r == kContinue && i < c->args.size(); i++) r = scan(c->args[i]);
+        return r == kContinue ? kBlocked : r;
+      }
+      case NodeKind::PrimCall: {
+        auto* c = static_cast<PrimCallNode*>(n);
+        Result r = kContinue;
+        for (size_t i = 0; r == kContinue && i < c->args.size(); i++) r = scan(c->args[i]);
+        if (r != kContinue) return r;
+        uint32_t flags = c->prim.as<Primitive>()->flags;
+        bool quiet = (flags & kPure) && !(flags & (kMayRaise | kHasEffects | kVmSpecial));
+        return quiet ? kContinue : kBlocked;
+      }
+      case NodeKind::If: {
+        Result r = scan(static_cast<IfNode*>(n)->test);
+        return r == kContinue ? kBlocked : r;
+      }
+      case NodeKind::Let:
+      case NodeKind::Letrec: {
+        auto* l = static_cast<LetNode*>(n);
+        for (Node*& i : l->inits) {
+          Result r = scan(i);
+          if (r != kContinue) return r;
+        }
+        return scan(l->body);
+      }
+      case NodeKind::Seq:
+        for (Node*& e : static_cast<SeqNode*>(n)->exprs) {
+          Result r = scan(e);
+          if (r != kContinue) return r;
+        }
+        return kContinue;
+      case NodeKind::LocalSet:
+      case NodeKind::GlobalSet: {
+        Node*& value = n->kind == NodeKind::LocalSet ? static_cast<LocalSetNode*>(n)->value
+                                                     : static_cast<GlobalSetNode*>(n)->value;
+        Result r = scan(value);
+        return r == kContinue ? kBlocked : r;
+      }
+    }
+    return kBlocked;
+  }
+
+ private:
+  Var* v_;
+};
+
+void uncount(Node* n, UseMap& uses) {
+  if (n->kind == NodeKind::LocalRef) uses[static_cast<LocalRefNode*>(n)->var]--;
+  for_children(n, [&](Node*& c) { uncount(c, uses); });
+}
+
+class Simplifier {
+ public:
+  Simplifier(UseMap& uses, PeState& st) : uses_(uses), st_(st) {}
+  bool changed = false;
+
+  Node* run(Node* n) {
+    if (done_.count(n)) return n;
+    switch (n->kind) {
+      case NodeKind::Let:
+        if (done_inits_.count(n)) {  // a binding split off a multi-binding let: init done
+          auto* l = static_cast<LetNode*>(n);
+          return bind1(l->vars[0], l->inits[0], l->body, l->loc);
+        }
+        return let(static_cast<LetNode*>(n));
+      case NodeKind::Letrec:
+        return letrec(static_cast<LetNode*>(n));
+      case NodeKind::Seq:
+        return seq(static_cast<SeqNode*>(n));
+      case NodeKind::If: {
+        auto* i = static_cast<IfNode*>(n);
+        i->test = run(i->test);
+        if (i->test->kind == NodeKind::Const)
+          return run(static_cast<ConstNode*>(i->test)->value.is_true() ? i->then : i->otherwise);
+        i->then = run(i->then);
+        i->otherwise = run(i->otherwise);
+        return n;
+      }
+      case NodeKind::PrimCall: {
+        for_children(n, [&](Node*& c) { c = run(c); });
+        return list_form(static_cast<PrimCallNode*>(n));
+      }
+      default:
+        for_children(n, [&](Node*& c) { c = run(c); });
+        return n;
+    }
+  }
+
+ private:
+  UseMap& uses_;
+  PeState& st_;
+  std::unordered_set<Node*> done_;        // simplified already (moved inits)
+  std::unordered_set<Node*> done_inits_;  // single lets whose init is simplified already
+
+  // (cons a '()) -> (list a); (cons a (list b ...)) -> (list a b ...): the same fresh pairs.
+  Node* list_form(PrimCallNode* c) {
+    if (c->prim != st_.cons_prim || c->args.size() != 2 || !is_primitive(st_.list_prim)) return c;
+    Node* d = c->args[1];
+    PrimCallNode* out = gc_new<PrimCallNode>(st_.list_prim, c->loc);
+    out->args.push_back(c->args[0]);
+    if (d->kind == NodeKind::Const && static_cast<ConstNode*>(d)->value == kNil) return out;
+    if (d->kind == NodeKind::PrimCall && static_cast<PrimCallNode*>(d)->prim == st_.list_prim) {
+      for (Node* a : static_cast<PrimCallNode*>(d)->args) out->args.push_back(a);
+      return out;
+    }
+    return c;
+  }
+
+  // Top-down, so a binding's use is found near the top of its (not yet simplified) body; an
+  // init moved into place is already simplified and is not walked again (`done_`). Bottom-up
+  // would rescan ever deeper nests: quadratic on a chain like (* x (* x ... )).
+  Node* let(LetNode* l) {
+    if (l->vars.empty()) return run(l->body);
+    for (Node*& i : l->inits) i = run(i);
+    // Bindings are independent (fresh variables): the let is a chain of single bindings.
+    Node* body = l->body;
+    for (size_t k = l->vars.size(); k-- > 1;) {
+      LetNode* inner = gc_new<LetNode>(NodeKind::Let, l->loc);
+      inner->vars.push_back(l->vars[k]);
+      inner->inits.push_back(l->inits[k]);
+      inner->body = body;
+      body = inner;
+      done_inits_.insert(inner);
+    }
+    return bind1(l->vars[0], l->inits[0], body, l->loc);
+  }
+
+  Node* bind1(Var* v, Node* init, Node* body, SrcLoc loc) {
+    if (!v->assigned) {
+      int n = uses_[v];
+      if (n == 0) {
+        changed = true;
+        if (droppable(init)) {
+          uncount(init, uses_);
+          return run(body);
+        }
+        SeqNode* s = gc_new<SeqNode>(loc);
+        s->exprs.push_back(init);
+        s->exprs.push_back(body);
+        done_.insert(init);
+        return run(s);
+      }
+      if (trivial(init)) {
+        changed = true;
+        if (init->kind == NodeKind::LocalRef) uses_[static_cast<LocalRefNode*>(init)->var] += n - 1;
+        substitute_all(body, v, init);
+        body = run(body);
+        return init->kind == NodeKind::Const ? fold_ifs(body) : body;
+      }
+      if (n == 1) {
+        FirstUse fu(v);
+        if (fu.scan(body) == FirstUse::kFound) {
+          changed = true;
+          *fu.slot = init;
+          done_.insert(init);
+          return run(body);
+        }
+      }
+    }
+    LetNode* out = gc_new<LetNode>(NodeKind::Let, loc);
+    out->vars.push_back(v);
+    out->inits.push_back(init);
+    out->body = run(body);
+    return out;
+  }
+
+  // A substituted constant may decide an `if` test.
+  Node* fold_ifs(Node* n) {
+    if (n->kind == NodeKind::If) {
+      auto* i = static_cast<IfNode*>(n);
+      if (i->test->kind == NodeKind::Const)
+        return fold_ifs(static_cast<ConstNode*>(i->test)->value.is_true() ? i->then : i->otherwise);
+    }
+    for_children(n, [&](Node*& c) { c = fold_ifs(c); });
+    return n;
+  }
+
+  Node* letrec(LetNode* l) {
+    for (Node*& i : l->inits) i = run(i);
+    l->body = run(l->body);
+    // Live bindings: those the body reaches, directly or through other live bindings.
+    size_t n = l->vars.size();
+    std::vector<bool> live(n, false);
+    bool changed = true;
+    for (size_t k = 0; k < n; k++)
+      if (occurs(l->body, l->vars[k]) || l->vars[k]->assigned || !droppable(l->inits[k])) live[k] = true;
+    while (changed) {
+      changed = false;
+      for (size_t k = 0; k < n; k++) {
+        if (!live[k]) continue;
+        for (size_t j = 0; j < n; j++)
+          if (!live[j] && occurs(l->inits[k], l->vars[j])) {
+            live[j] = true;
+            changed = true;
+          }
+      }
+    }
+    gc_vector<Var*> vars;
+    gc_vector<Node*> inits;
+    for (size_t k = 0; k < n; k++)
+      if (live[k]) {
+        vars.push_back(l->vars[k]);
+        inits.push_back(l->inits[k]);
+      }
+    if (vars.empty()) return l->body;
+    l->vars = vars;
+    l->inits = inits;
+    return l;
+  }
+
+  Node* seq(SeqNode* s) {
+    gc_vector<Node*> out;
+    for (size_t k = 0; k < s->exprs.size(); k++) {
+      Node* e = run(s->exprs[k]);
+      bool last = k + 1 == s->exprs.size();
+      if (!last && droppable(e)) {
+        uncount(e, uses_);
+        changed = true;
+        continue;
+      }
+      if (e->kind == NodeKind::Seq && !last) {
+        for (Node* x : static_cast<SeqNode*>(e)->exprs) out.push_back(x);
+      } else if (e->kind == NodeKind::Seq) {
+        for (Node* x : static_cast<SeqNode*>(e)->exprs) out.push_back(x);
+      } else {
+        out.push_back(e);
+      }
+    }
+    // (begin ... (set! x v) #!unspecified): the assignment's value is already unspecified.
+    if (out.size() >= 2 && out.back()->kind == NodeKind::Const &&
+        static_cast<ConstNode*>(out.back())->value == kUnspecified &&
+        (out[out.size() - 2]->kind == NodeKind::LocalSet || out[out.size() - 2]->kind == NodeKind::GlobalSet))
+      out.pop_back();
+    if (out.size() == 1) return out[0];
+    s->exprs = out;
+    return s;
+  }
+};
+
+// ---- helpers: inlining and dead parameters -----------------------------------------------------
+
+struct CallSite {
+  Node** slot;      // where the call sits (valid until something resizes the vector holding it)
+  CallNode* call;   // the call itself (stable)
+  Var* helper;
+};
+
+void find_calls(Node*& slot, const std::unordered_set<Var*>& helpers, std::vector<CallSite>& out,
+                std::unordered_map<Var*, int>& refs) {
+  Node* n = slot;
+  if (n->kind == NodeKind::LocalRef) {
+    Var* v = static_cast<LocalRefNode*>(n)->var;
+    if (helpers.count(v)) refs[v]++;
+    return;
+  }
+  if (n->kind == NodeKind::Call) {
+    auto* c = static_cast<CallNode*>(n);
+    if (c->fn->kind == NodeKind::LocalRef) {
+      Var* v = static_cast<LocalRefNode*>(c->fn)->var;
+      if (helpers.count(v)) out.push_back(CallSite{&slot, c, v});
+    }
+  }
+  for_children(n, [&](Node*& c) { find_calls(c, helpers, out, refs); });
+}
+
+bool round(LambdaNode* root, gc_vector<Helper>& helpers) {
+  bool changed = false;
+  std::unordered_set<Var*> hset;
+  std::unordered_map<Var*, LambdaNode*> code;
+  for (Helper& h : helpers) {
+    hset.insert(h.var);
+    code[h.var] = h.code;
+  }
+  // References and call sites, per place the code lives (root clauses, each helper).
+  std::vector<CallSite> root_calls;
+  std::unordered_map<Var*, int> refs;
+  for (LambdaClause* c : root->clauses) find_calls(c->body, hset, root_calls, refs);
+  std::unordered_map<Var*, std::vector<CallSite>> calls_in;  // helper -> call sites in its body
+  std::unordered_map<Var*, int> refs_in_helpers;
+  for (Helper& h : helpers) {
+    std::unordered_map<Var*, int> r;
+    find_calls(h.code->clauses[0]->body, hset, calls_in[h.var], r);
+    for (auto& [v, n] : r) refs[v] += n;
+  }
+  // Reachability from the root.
+  std::unordered_set<Var*> reached;
+  std::vector<Var*> work;
+  for (CallSite& c : root_calls)
+    if (reached.insert(c.helper).second) work.push_back(c.helper);
+  auto callees = [&](Var* h) {
+    std::unordered_set<Var*> out;
+    for (CallSite& c : calls_in[h]) out.insert(c.helper);
+    // Helpers referenced other than as callees (never made by the evaluator, but be safe).
+    return out;
+  };
+  while (!work.empty()) {
+    Var* h = work.back();
+    work.pop_back();
+    for (Var* x : callees(h))
+      if (reached.insert(x).second) work.push_back(x);
+  }
+  // On a cycle: reachable from itself.
+  auto on_cycle = [&](Var* h) {
+    std::unordered_set<Var*> seen;
+    std::vector<Var*> w;
+    for (Var* x : callees(h)) w.push_back(x);
+    while (!w.empty()) {
+      Var* x = w.back();
+      w.pop_back();
+      if (x == h) return true;
+      if (!seen.insert(x).second) continue;
+      for (Var* y : callees(x)) w.push_back(y);
+    }
+    return false;
+  };
+  // Sites by helper (any location).
+  std::unordered_map<Var*, std::vector<CallSite>> sites;
+  for (CallSite& c : root_calls) sites[c.helper].push_back(c);
+  for (auto& [h, cs] : calls_in)
+    if (reached.count(h))
+      for (CallSite& c : cs) sites[c.helper].push_back(c);
+
+  gc_vector<Helper> kept;
+  for (Helper& h : helpers) {
+    if (!reached.count(h.var)) {
+      changed = true;
+      continue;
+    }
+    auto& s = sites[h.var];
+    LambdaClause* cl = h.code->clauses[0];
+    if (refs[h.var] == 1 && s.size() == 1 && !on_cycle(h.var)) {
+      CallNode* call = s[0].call;
+      if (*s[0].slot == call && call->args.size() == cl->params.size() && !cl->rest) {
+        LetNode* let = gc_new<LetNode>(NodeKind::Let, call->loc);
+        let->vars = cl->params;
+        let->inits = call->args;
+        let->body = cl->body;
+        *s[0].slot = let;
+        changed = true;
+        continue;
+      }
+    }
+    kept.push_back(h);
+  }
+  helpers = kept;
+
+  // Dead parameters.
+  UseMap uses;
+  for (LambdaClause* c : root->clauses) count_uses(c->body, uses);
+  for (Helper& h : helpers) count_uses(h.code->clauses[0]->body, uses);
+  for (Helper& h : helpers) {
+    LambdaClause* cl = h.code->clauses[0];
+    auto& s = sites[h.var];
+    bool all_calls = int(s.size()) == refs[h.var];
+    if (!all_calls) continue;
+    for (size_t k = cl->params.size(); k-- > 0;) {
+      if (uses[cl->params[k]] != 0) continue;
+      bool ok = true;
+      for (CallSite& c : s)
+        if (c.call->args.size() != cl->params.size() || !droppable(c.call->args[k])) ok = false;
+      if (!ok) continue;
+      for (CallSite& c : s) c.call->args.erase(c.call->args.begin() + long(k));
+      cl->params.erase(cl->params.begin() + long(k));
+      changed = true;
+    }
+  }
+  // Invariant parameters (lambda dropping): the helpers are bound inside the root lambda, so a
+  // parameter that every outside call passes the same root parameter or constant, and every call
+  // from inside passes along unchanged, can read that value directly.
+  if (root->clauses.size() == 1) {
+    LambdaClause* rc = root->clauses[0];
+    std::unordered_set<Var*> outer(rc->params.begin(), rc->params.end());
+    if (rc->rest) outer.insert(rc->rest);
+    for (Helper& h : helpers) {
+      LambdaClause* cl = h.code->clauses[0];
+      auto& s = sites[h.var];
+      if (int(s.size()) != refs[h.var] || s.empty()) continue;
+      for (size_t k = cl->params.size(); k-- > 0;) {
+        Var* p = cl->params[k];
+        Node* value = nullptr;
+        bool ok = true;
+        for (CallSite& c : s) {
+          if (c.call->args.size() != cl->params.size()) {
+            ok = false;
+            break;
+          }
+          Node* a = c.call->args[k];
+          if (a->kind == NodeKind::LocalRef && static_cast<LocalRefNode*>(a)->var == p) continue;  // passed along
+          bool outer_value = a->kind == NodeKind::Const ||
+                             (a->kind == NodeKind::LocalRef && outer.count(static_cast<LocalRefNode*>(a)->var) &&
+                              !static_cast<LocalRefNode*>(a)->var->assigned);
+          if (!outer_value) {
+            ok = false;
+            break;
+          }
+          if (!value) {
+            value = a;
+          } else if (value->kind != a->kind ||
+                     (a->kind == NodeKind::Const
+                          ? static_cast<ConstNode*>(a)->value != static_cast<ConstNode*>(value)->value
+                          : static_cast<LocalRefNode*>(a)->var != static_cast<LocalRefNode*>(value)->var)) {
+            ok = false;
+            break;
+          }
+        }
+        if (!ok || !value) continue;
+        substitute_all(cl->body, p, value);
+        for (CallSite& c : s) c.call->args.erase(c.call->args.begin() + long(k));
+        cl->params.erase(cl->params.begin() + long(k));
+        changed = true;
+      }
+    }
+  }
+  return changed;
+}
+
+// ---- tiny helpers: copied into every call site -------------------------------------------------
+
+// Nodes in n, stopping early past `limit`; false when n binds variables (a copy would rebind them).
+bool tiny(Node* n, int& budget) {
+  if (--budget < 0) return false;
+  if (n->kind == NodeKind::Let || n->kind == NodeKind::Letrec || n->kind == NodeKind::Lambda ||
+      n->kind == NodeKind::LocalSet)
+    return false;
+  bool ok = true;
+  for_children(n, [&](Node*& c) { ok = ok && tiny(c, budget); });
+  return ok;
+}
+
+Node* clone(Node* n, const std::unordered_map<Var*, Var*>& rename) {
+  switch (n->kind) {
+    case NodeKind::Const:
+      return gc_new<ConstNode>(static_cast<ConstNode*>(n)->value, n->loc);
+    case NodeKind::LocalRef: {
+      Var* v = static_cast<LocalRefNode*>(n)->var;
+      auto it = rename.find(v);
+      return gc_new<LocalRefNode>(it == rename.end() ? v : it->second, n->loc);
+    }
+    case NodeKind::GlobalRef:
+      return gc_new<GlobalRefNode>(static_cast<GlobalRefNode*>(n)->cell, n->loc);
+    case NodeKind::GlobalSet: {
+      auto* g = static_cast<GlobalSetNode*>(n);
+      return gc_new<GlobalSetNode>(g->cell, clone(g->value, rename), g->is_define, n->loc);
+    }
+    case NodeKind::If: {
+      auto* i = static_cast<IfNode*>(n);
+      return gc_new<IfNode>(clone(i->test, rename), clone(i->then, rename), clone(i->otherwise, rename), n->loc);
+    }
+    case NodeKind::Call: {
+      auto* c = static_cast<CallNode*>(n);
+      CallNode* out = gc_new<CallNode>(clone(c->fn, rename), n->loc);
+      for (Node* a : c->args) out->args.push_back(clone(a, rename));
+      return out;
+    }
+    case NodeKind::PrimCall: {
+      auto* c = static_cast<PrimCallNode*>(n);
+      PrimCallNode* out = gc_new<PrimCallNode>(c->prim, n->loc);
+      for (Node* a : c->args) out->args.push_back(clone(a, rename));
+      return out;
+    }
+    case NodeKind::Seq: {
+      SeqNode* out = gc_new<SeqNode>(n->loc);
+      for (Node* e : static_cast<SeqNode*>(n)->exprs) out->exprs.push_back(clone(e, rename));
+      return out;
+    }
+    default:
+      return n;  // binders never reach here (tiny() refuses them)
+  }
+}
+
+constexpr int kTinyHelperNodes = 16;
+
+// Inlines, one at a time, helpers whose body is tiny and binder-free into all their call sites.
+bool inline_tiny(LambdaNode* root, gc_vector<Helper>& helpers) {
+  bool changed = false;
+  for (size_t guard = 0; guard <= helpers.size() + 1; guard++) {
+    std::unordered_set<Var*> hset;
+    for (Helper& h : helpers) hset.insert(h.var);
+    std::vector<CallSite> sites;
+    std::unordered_map<Var*, int> refs;
+    for (LambdaClause* c : root->clauses) find_calls(c->body, hset, sites, refs);
+    for (Helper& h : helpers) find_calls(h.code->clauses[0]->body, hset, sites, refs);
+    size_t pick = helpers.size();
+    for (size_t k = 0; k < helpers.size() && pick == helpers.size(); k++) {
+      Helper& h = helpers[k];
+      LambdaClause* cl = h.code->clauses[0];
+      int budget = kTinyHelperNodes;
+      if (cl->rest || occurs(cl->body, h.var) || !tiny(cl->body, budget)) continue;
+      int n = 0;
+      for (CallSite& c : sites) n += c.helper == h.var;
+      if (n != refs[h.var]) continue;
+      bool arity = true;
+      for (CallSite& c : sites)
+        if (c.helper == h.var && c.call->args.size() != cl->params.size()) arity = false;
+      if (arity) pick = k;
+    }
+    if (pick == helpers.size()) break;
+    Helper h = helpers[pick];
+    LambdaClause* cl = h.code->clauses[0];
+    for (CallSite& c : sites) {
+      if (c.helper != h.var) continue;
+      std::unordered_map<Var*, Var*> rename;
+      LetNode* let = gc_new<LetNode>(NodeKind::Let, c.call->loc);
+      for (size_t k = 0; k < cl->params.size(); k++) {
+        Var* fresh = make_var(cl->params[k]->name);
+        rename[cl->params[k]] = fresh;
+        let->vars.push_back(fresh);
+        let->inits.push_back(c.call->args[k]);
+      }
+      let->body = clone(cl->body, rename);
+      *c.slot = let;
+    }
+    helpers.erase(helpers.begin() + long(pick));
+    changed = true;
+  }
+  return changed;
+}
+
+bool simplify_all(PeState& st, LambdaNode* root, gc_vector<Helper>& helpers) {
+  UseMap uses;
+  for (LambdaClause* c : root->clauses) count_uses(c->body, uses);
+  for (Helper& h : helpers) count_uses(h.code->clauses[0]->body, uses);
+  Simplifier s(uses, st);
+  for (LambdaClause* c : root->clauses) c->body = s.run(c->body);
+  for (Helper& h : helpers) h.code->clauses[0]->body = s.run(h.code->clauses[0]->body);
+  return s.changed;
+}
+
+}  // namespace
+
+void cleanup_residual(PeState& st, LambdaNode* root, gc_vector<Helper>& helpers) {
+  t_core = st.core;
+  for (int r = 0; r < kCleanupRounds; r++) {
+    bool changed = round(root, helpers);
+    changed = inline_tiny(root, helpers) || changed;
+    for (int k = 0; k < kCleanupRounds && simplify_all(st, root, helpers); k++) changed = true;
+    if (!changed) break;
+  }
+}
+
+}  // namespace quasi::pe

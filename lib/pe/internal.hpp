@@ -1,0 +1,235 @@
+// internal.hpp — the partial evaluator's private data: partial values, environments, residual
+// blocks. Only lib/pe/*.cpp include this.
+//
+// A partial value (PVal) is what the evaluator knows about the value of an expression:
+//
+//   Static   the value itself (known now). If the object is mutable (a pair, vector or string
+//            without kImmutable, a record, ...) only its identity is known: its contents are never
+//            read during specialization, because the program may change them before it runs.
+//   Dyn      nothing: the value is computed by residual code and held in a residual variable.
+//   Mutable  a set!-ed local: lives in a residual variable that residual code reads and writes.
+//            Never a value by itself: reading the variable yields a Dyn.
+//   Pair, Vector
+//            an object the program allocates (cons, list, vector) whose fields are partial values:
+//            it exists only in the evaluator until it must exist at run time (it is materialized
+//            by residual code at the point where it was created). While it has not ESCAPED
+//            (reached code the evaluator does not see, been passed to a mutator) its fields are
+//            known; once escaped, every read is residual code on the materialized object.
+//   Closure  a lambda the program evaluated: code plus the environment it closes over. Called at
+//            a known site it is unfolded or specialized; when it escapes it is lifted to a
+//            residual lambda (at the point where it was created).
+//
+// Invariant: a Pair/Vector/Closure never outlives the residual procedure (root, helper or lifted
+// lambda) it was created in: values flowing into a specialized helper are rebuilt from the
+// helper's key, and the result of a dynamic `if` branch is lifted before the branches join. So
+// materializing "at the creation point" always inserts into a block of the procedure being built,
+// above every use.
+#pragma once
+
+#include <list>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "core/gc.hpp"
+#include "core/object.hpp"
+#include "eval/ir.hpp"
+#include "vm/proto.hpp"
+
+namespace quasi {
+struct Vm;
+struct Environment;
+}  // namespace quasi
+
+namespace quasi::pe {
+
+struct PVal;
+struct Block;
+
+// One statement of a residual block.
+struct Stmt {
+  enum Kind : uint8_t {
+    kBind,    // (let ((var code)) <rest>)
+    kEffect,  // (begin code <rest>)
+    kRec,     // (letrec* ((vars codes) ...) <rest>): a lifted group of closures
+    kMarker,  // a creation point: materializations are inserted before it; prints nothing
+  };
+  Kind kind;
+  Var* var = nullptr;
+  Node* code = nullptr;
+  gc_vector<Var*>* rec_vars = nullptr;
+  gc_vector<Node*>* rec_codes = nullptr;
+};
+using StmtList = std::list<Stmt, gc_allocator<Stmt>>;
+
+// A straight-line piece of residual code being built: the body of a residual procedure or of a
+// branch of a residual `if`.
+struct Block {
+  StmtList stmts;
+};
+
+// Letrec-bound closures are lifted together (they may refer to each other).
+struct LetrecGroup {
+  gc_vector<PVal*> members;
+  bool lifted = false;
+  Block* home = nullptr;
+  StmtList::iterator point;
+};
+
+enum class PKind : uint8_t { Static, Dyn, Mutable, Pair, Vector, Closure };
+
+struct PEnv;
+
+struct PVal {
+  PKind kind;
+  Value value = kFalse;    // Static
+  Var* var = nullptr;      // Dyn, Mutable: the residual variable. Pair/Vector/Closure: the
+                           // materialized object once it exists at run time, else null
+  PVal* car = nullptr;     // Pair
+  PVal* cdr = nullptr;
+  gc_vector<PVal*>* items = nullptr;  // Vector
+  LambdaNode* lam = nullptr;          // Closure
+  PEnv* env = nullptr;
+  LetrecGroup* group = nullptr;
+  bool escaped = false;    // Pair/Vector/Closure: residual code may hold or change it
+  bool materializing = false;
+  size_t key_index = 0;    // objects rebuilt from a helper key: their item's index
+  // Which slots (arguments) of the helper being built this value derives from, one bit per slot
+  // (slots past 63 are not tracked). A static decision on the value marks them "inspected".
+  uint64_t tags = 0;
+  // Dyn only: the value of a residual (if c a b) whose arms are static values a and b — a
+  // "choice". Operations on it fold per arm, and a test on it becomes a test on c.
+  Var* choice_test = nullptr;
+  Value choice[2] = {kFalse, kFalse};
+  bool known_char = false;  // Dyn only: certainly a character
+  Block* home = nullptr;   // Pair/Vector/Closure: where it was created
+  StmtList::iterator point;
+
+  bool is_object() const { return kind == PKind::Pair || kind == PKind::Vector || kind == PKind::Closure; }
+  // Known fields: a Pair/Vector not escaped.
+  bool known_fields() const { return (kind == PKind::Pair || kind == PKind::Vector) && !escaped; }
+};
+
+// A frame of the evaluator's environment: Var -> PVal. Frames are immutable once filled (closures
+// capture them), except letrec frames, which are filled one init at a time.
+struct PEnv {
+  PEnv* parent;
+  gc_vector<Var*> vars;
+  gc_vector<PVal*> vals;  // null: a letrec variable before its init (reading it bails out)
+  explicit PEnv(PEnv* p) : parent(p) {}
+  PVal** find(Var* v) {
+    for (PEnv* e = this; e; e = e->parent)
+      for (size_t i = 0; i < e->vars.size(); i++)
+        if (e->vars[i] == v) return &e->vals[i];
+    return nullptr;
+  }
+};
+
+// Internal control flow of a run (never leaves pe::specialize).
+struct Exhausted {  // a budget ran out: the whole request residualizes trivially
+  const char* which;
+};
+struct Bailout {  // something the evaluator does not model: same outcome, counted apart
+  const char* why;
+};
+
+// Structural operations the evaluator applies to partially static data (structural.cpp). Looked up
+// per Primitive in a table built once per engine from one list of names: the single place where
+// the evaluator knows more about a primitive than its flags say.
+enum class PsOp : uint8_t {
+  None, Car, Cdr, Cxr, Cons, List, ConsStar, Vector, VectorRef, VectorLength, TypePred, Not, Eq,
+  Length, ListRef, ListTail, Assq, Memq, Append,
+  CharEq,      // char=? of two characters is eq? (characters are immediates)
+  ResultChar,  // the result, when there is one, is a character (string-ref)
+};
+// What a TypePred primitive answers for the evaluator's own objects.
+enum class PsType : uint8_t { Pair, Vector, Procedure, Null, Other };
+struct PsFact {
+  PsOp op = PsOp::None;
+  PsType type = PsType::Other;  // TypePred
+  uint8_t cxr_len = 0;          // Cxr: number of steps
+  uint8_t cxr_bits = 0;         // Cxr: bit i set = step i is cdr (step 0 applied first)
+  bool eqv = false;             // Eq/Assq/Memq: eqv? instead of eq?
+};
+
+// Per-engine state (one per install_builtins), reached from the `data` of the API primitives.
+struct Stats {
+  int64_t specializations = 0;   // requests that built a new procedure
+  int64_t cache_hits = 0;        // requests answered from the cache
+  int64_t budget_exhaustions = 0;
+  int64_t fallbacks = 0;         // requests that bailed out on something not modelled
+  int64_t invalidations = 0;     // specializations dropped because a global they used changed
+  int64_t helpers = 0;           // specialized helper procedures emitted (after cleanup)
+};
+
+struct SpecRecord;
+
+struct PeState {
+  Stats stats;
+  bool tables_ready = false;
+  std::unordered_map<uint64_t, PsFact, std::hash<uint64_t>, std::equal_to<uint64_t>,
+                     gc_allocator<std::pair<const uint64_t, PsFact>>> facts;  // Primitive bits
+  Value guard_prim = kFalse;  // %specialization-valid?
+  Value apply_prim = kFalse;  // apply (for fallbacks with rest arguments)
+  Value cons_prim = kFalse;   // cons and vector: how partially static objects are materialized
+  Value vector_prim = kFalse;
+  Value list_prim = kFalse;   // (cons a (list b ...)) reads better as (list a b ...)
+  Value eq_prim = kFalse;
+  Environment* core = nullptr;
+  // Lambdas that manipulate the control state (call/cc, the dynamic-wind stack, eval): the
+  // evaluator calls closures of these as opaque procedures (lambda -> true/false, cached).
+  std::unordered_map<LambdaNode*, bool, std::hash<LambdaNode*>, std::equal_to<LambdaNode*>,
+                     gc_allocator<std::pair<LambdaNode* const, bool>>> control_lambdas;
+  // Free variables of each lambda, in first-reference order (computed once per LambdaNode).
+  std::unordered_map<LambdaNode*, gc_vector<Var*>*, std::hash<LambdaNode*>, std::equal_to<LambdaNode*>,
+                     gc_allocator<std::pair<LambdaNode* const, gc_vector<Var*>*>>> free_vars;
+  // Cache of specialized procedures: hash of (procedure, fixed positions, static values).
+  std::unordered_multimap<uint64_t, SpecRecord*, std::hash<uint64_t>, std::equal_to<uint64_t>,
+                          gc_allocator<std::pair<const uint64_t, SpecRecord*>>> cache;
+  // Specialized procedure (closure bits) -> its record, for `residual`.
+  std::unordered_map<uint64_t, SpecRecord*, std::hash<uint64_t>, std::equal_to<uint64_t>,
+                     gc_allocator<std::pair<const uint64_t, SpecRecord*>>> by_proc;
+};
+
+// One specialized procedure handed out by `specialize`.
+struct SpecRecord {
+  PeState* owner;
+  uint64_t hash;
+  Value proc;            // the original procedure
+  Value fixed;           // list of (position . value), positions ascending
+  Value result;          // the specialized procedure
+  Value residual;        // the residual code as a datum (without the validity guard)
+  Value token;           // Box: #t while valid
+  gc_vector<Value> deps; // GlobalCells the residual code assumed
+  bool valid = true;
+};
+
+// ---- shared helpers ----------------------------------------------------------------------------
+
+// A value whose contents can never change, so the evaluator may read them: immediates, numbers,
+// symbols, procedures (identity only), and kImmutable strings/bytevectors/pairs/vectors whose
+// elements are themselves frozen. `cache` remembers objects already proved frozen.
+bool is_frozen(Value v, std::unordered_set<uint64_t, std::hash<uint64_t>, std::equal_to<uint64_t>,
+                                           traceable_allocator<uint64_t>>* cache);
+
+// Free variables of `lam` (referenced inside, bound outside), cached in `st`.
+const gc_vector<Var*>& lambda_free_vars(PeState& st, LambdaNode* lam);
+
+// Builds the structural-fact table from the core environment (structural.cpp).
+void build_fact_table(PeState& st, Environment* core);
+
+// Residual code for a constant: a procedure of the core environment by the name of its core
+// cell (imported cells cannot be assigned, so the name always means it), so it prints as `+`
+// and compiles to the inlined builtin; any other value as itself.
+Node* const_code(PeState& st, Value v);
+
+// Residual cleanup (cleanup.cpp): inlines helpers called once, removes dead parameters and
+// bindings, substitutes single-use bindings. `helpers` are the letrec-bound specialized
+// procedures shared by the clauses of `root`; on return it holds those still used.
+struct Helper {
+  Var* var;
+  LambdaNode* code;
+};
+void cleanup_residual(PeState& st, LambdaNode* root, gc_vector<Helper>& helpers);
+
+}  // namespace quasi::pe

@@ -1,0 +1,40 @@
+// pe.hpp — the online partial evaluator behind `specialize` (lib/pe/README.md has the design).
+//
+//   specialize(vm, st, f, fixed)  a procedure equivalent to f with the parameters at the fixed
+//                                 positions bound to the given values: f's code specialized to
+//                                 them (residual code compiled by the VM's compiler). Memoized per
+//                                 engine: the same f with equal? (frozen) / eq? (mutable) values
+//                                 returns the same procedure object while it is valid.
+//   residual_of(st, p)            the residual code of a procedure `specialize` made, as a datum.
+//   stats_alist(st)               counters: specializations, cache hits, budget exhaustions, ...
+//
+// Invariant: a specialized procedure always computes what f computes on the same arguments
+// (values, errors, effects in the same order and number). If a user global the residual code
+// assumed is assigned or redefined, the procedure is invalidated: it then calls f itself, and the
+// cache forgets it so the next `specialize` sees the new definition.
+#pragma once
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "core/object.hpp"
+
+namespace quasi {
+struct Vm;
+struct Environment;
+}  // namespace quasi
+
+namespace quasi::pe {
+
+struct PeState;
+
+PeState* make_state();
+
+// `fixed` is sorted by position; `who` names the Scheme procedure in error messages.
+Value specialize(Vm& vm, PeState& st, Value proc, const std::vector<std::pair<int64_t, Value>>& fixed,
+                 const char* who);
+Value residual_of(PeState& st, Value proc, const char* who);
+Value stats_alist(PeState& st);
+
+}  // namespace quasi::pe

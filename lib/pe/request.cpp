@@ -1,0 +1,361 @@
+// request.cpp — one `specialize` request end to end: check and plan the residual clauses, run the
+// Specializer, clean the residual code up, guard it against redefinition of the globals it
+// assumed, compile it, and remember it (the per-engine cache and the watched-cell registry).
+#include <algorithm>
+#include <mutex>
+#include <string>
+
+#include "core/equality.hpp"
+#include "core/error.hpp"
+#include "eval/environment.hpp"
+#include "pe/pe.hpp"
+#include "pe/specializer.hpp"
+#include "vm/compiler.hpp"
+#include "vm/vm.hpp"
+
+namespace quasi::pe {
+
+namespace {
+
+uint64_t mix(uint64_t h, uint64_t x) { return h ^ (x + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2)); }
+
+// ---- invalidation: GlobalCell -> specializations that assumed its value -----------------------
+//
+// The VM calls watched_cell_written for cells flagged kWatchedCell. The registry is process-wide
+// (the hook is a single function pointer) and guarded by a mutex; each record belongs to the
+// engine whose cell it watches, so invalidating it only touches that engine's state.
+
+using RecordList = std::vector<SpecRecord*, traceable_allocator<SpecRecord*>>;
+using Registry = std::unordered_map<uint64_t, RecordList, std::hash<uint64_t>, std::equal_to<uint64_t>,
+                                    traceable_allocator<std::pair<const uint64_t, RecordList>>>;
+std::mutex registry_mutex;
+Registry* registry = nullptr;
+void (*previous_hook)(Value) = nullptr;
+
+void drop_from_cache(PeState& st, SpecRecord* rec) {
+  auto range = st.cache.equal_range(rec->hash);
+  for (auto it = range.first; it != range.second; ++it)
+    if (it->second == rec) {
+      st.cache.erase(it);
+      return;
+    }
+}
+
+void invalidate(SpecRecord* rec) {
+  if (!rec->valid) return;
+  rec->valid = false;
+  rec->token.as<Box>()->value = kFalse;
+  rec->owner->stats.invalidations++;
+  drop_from_cache(*rec->owner, rec);
+}
+
+void on_cell_written(Value cell) {
+  RecordList hit;
+  {
+    std::lock_guard<std::mutex> lock(registry_mutex);
+    if (registry) {
+      auto it = registry->find(cell.bits);
+      if (it != registry->end()) {
+        hit = std::move(it->second);
+        registry->erase(it);
+      }
+    }
+  }
+  for (SpecRecord* r : hit) invalidate(r);
+  if (previous_hook) previous_hook(cell);
+}
+
+void watch(SpecRecord* rec) {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    previous_hook = watched_cell_written;
+    watched_cell_written = on_cell_written;
+  });
+  std::lock_guard<std::mutex> lock(registry_mutex);
+  if (!registry) registry = new Registry;
+  for (Value cell : rec->deps) {
+    cell.obj()->header |= kWatchedCell;
+    (*registry)[cell.bits].push_back(rec);
+  }
+}
+
+// ---- the cache ---------------------------------------------------------------------------------
+
+bool same_static(Value a, Value b) {
+  TracedSet* none = nullptr;
+  bool fa = is_frozen(a, none), fb = is_frozen(b, none);
+  if (fa != fb) return false;
+  return fa ? equal(a, b) : eqv(a, b);
+}
+
+uint64_t request_hash(Value proc, const std::vector<std::pair<int64_t, Value>>& fixed) {
+  uint64_t h = eqv_hash(proc);
+  for (auto& [pos, v] : fixed) {
+    h = mix(h, uint64_t(pos));
+    h = mix(h, is_frozen(v, nullptr) ? equal_hash(v) : eqv_hash(v));
+  }
+  return h;
+}
+
+SpecRecord* cached(PeState& st, uint64_t hash, Value proc, const std::vector<std::pair<int64_t, Value>>& fixed) {
+  auto range = st.cache.equal_range(hash);
+  for (auto it = range.first; it != range.second; ++it) {
+    SpecRecord* r = it->second;
+    if (!r->valid || r->proc != proc || list_length(r->fixed) != int64_t(fixed.size())) continue;
+    bool same = true;
+    Value l = r->fixed;
+    for (auto& [pos, v] : fixed) {
+      Value entry = car(l);
+      same = same && car(entry).fixnum() == pos && same_static(cdr(entry), v);
+      l = cdr(l);
+    }
+    if (same) return r;
+  }
+  return nullptr;
+}
+
+// ---- planning ----------------------------------------------------------------------------------
+
+const char* kPositionalNames[] = {"x", "y", "z", "w"};
+Value positional_name(size_t pos) {
+  if (pos < 4) return intern(kPositionalNames[pos]);
+  return intern("x" + std::to_string(pos + 1));
+}
+
+struct Planned {
+  ClausePlan* plan;        // null: the clause body is just the fallback (opaque procedure)
+  LambdaClause* residual;  // parameters; body filled later
+  Node* fallback;          // the original called on the same arguments
+};
+
+// A runtime closure the evaluator may look into (see Specializer::known_callee).
+bool inlinable(Value v) {
+  if (!is_closure(v)) return false;
+  Closure* c = v.as<Closure>();
+  Proto* p = c->proto;
+  if (!p->source || (p->ncaptures > 0 && !p->free_vars)) return false;
+  for (int32_t i = 0; i < p->ncaptures; i++)
+    if (has_type(c->free()[i], Type::Box)) return false;
+  return true;
+}
+
+// The clause of the residual procedure that takes `nreq` positional arguments (some fixed) and,
+// when `rest`, a rest list; `name_of` names the dynamic parameters.
+template <class NameOf>
+Planned plan_clause(PeState& st, Value proc, size_t clause, size_t nreq, bool rest, Value rest_name,
+                    const std::vector<std::pair<int64_t, Value>>& fixed, NameOf name_of) {
+  Planned out;
+  ClausePlan* plan = gc_new<ClausePlan>();
+  plan->proc = proc;
+  plan->clause = clause;
+  LambdaClause* rc = gc_new<LambdaClause>();
+  gc_vector<Node*> call_args;
+  size_t fi = 0;
+  for (size_t i = 0; i < nreq; i++) {
+    ArgSpec a;
+    if (fi < fixed.size() && fixed[fi].first == int64_t(i)) {
+      a.value = fixed[fi++].second;
+      call_args.push_back(const_code(st, a.value));
+    } else {
+      a.param = make_var(name_of(i));
+      rc->params.push_back(a.param);
+      call_args.push_back(gc_new<LocalRefNode>(a.param, SrcLoc{}));
+    }
+    plan->args.push_back(a);
+  }
+  for (; fi < fixed.size(); fi++) {  // past the required ones: they start the rest list
+    plan->rest_prefix.push_back(fixed[fi].second);
+    call_args.push_back(const_code(st, fixed[fi].second));
+  }
+  if (rest) {
+    rc->rest = make_var(rest_name);
+    plan->rest_param = rc->rest;
+    PrimCallNode* ap = gc_new<PrimCallNode>(st.apply_prim, SrcLoc{});
+    ap->args.push_back(const_code(st, proc));
+    for (Node* a : call_args) ap->args.push_back(a);
+    ap->args.push_back(gc_new<LocalRefNode>(rc->rest, SrcLoc{}));
+    out.fallback = ap;
+  } else {
+    CallNode* c = gc_new<CallNode>(const_code(st, proc), SrcLoc{});
+    c->args = call_args;
+    out.fallback = c;
+  }
+  out.plan = plan;
+  out.residual = rc;
+  return out;
+}
+
+std::string describe(Value proc) {
+  std::string n = procedure_name(proc);
+  return n.empty() ? "the procedure" : n;
+}
+
+[[noreturn]] void too_many(const char* who, Value proc, const std::vector<std::pair<int64_t, Value>>& fixed) {
+  throw_condition("arity", who,
+                  "too many static arguments: " + describe(proc) + " takes no argument at position " +
+                      std::to_string(fixed.back().first),
+                  list({proc, make_fixnum(fixed.back().first)}));
+}
+
+using PlanList = std::vector<Planned, traceable_allocator<Planned>>;
+
+PlanList make_plans(PeState& st, Value proc, const std::vector<std::pair<int64_t, Value>>& fixed,
+                                const char* who) {
+  PlanList out;
+  int64_t maxpos = fixed.empty() ? -1 : fixed.back().first;
+  bool leading = true;
+  for (size_t i = 0; i < fixed.size(); i++) leading = leading && fixed[i].first == int64_t(i);
+  if (is_primitive(proc)) {
+    Primitive* p = proc.as<Primitive>();
+    if (p->max_args >= 0) {
+      if (maxpos >= p->max_args) too_many(who, proc, fixed);
+      int64_t lo = std::max<int64_t>(p->min_args, maxpos + 1);
+      for (int64_t n = lo; n <= p->max_args && n < lo + 8; n++)
+        out.push_back(plan_clause(st, proc, 0, size_t(n), false, kFalse, fixed, positional_name));
+    } else {
+      int64_t n0 = std::max<int64_t>(p->min_args, maxpos + 1);
+      if (n0 == int64_t(fixed.size())) n0++;  // at least one dynamic argument in the first clause
+      out.push_back(plan_clause(st, proc, 0, size_t(n0), false, kFalse, fixed, positional_name));
+      out.push_back(plan_clause(st, proc, 0, size_t(std::max<int64_t>(p->min_args, maxpos + 1)), true,
+                                intern("rest"), fixed, positional_name));
+    }
+    return out;
+  }
+  if (inlinable(proc)) {
+    LambdaNode* lam = proc.as<Closure>()->proto->source;
+    for (size_t ci = 0; ci < lam->clauses.size(); ci++) {
+      LambdaClause* c = lam->clauses[ci];
+      int64_t nreq = int64_t(c->params.size());
+      if (maxpos >= nreq && (!c->rest || !leading)) continue;  // this clause cannot take them
+      out.push_back(plan_clause(st, proc, ci, size_t(nreq), c->rest != nullptr, c->rest ? c->rest->name : kFalse,
+                                fixed, [c](size_t i) { return c->params[i]->name; }));
+    }
+    if (out.empty()) too_many(who, proc, fixed);
+    return out;
+  }
+  // A procedure whose code the evaluator cannot see: a wrapper that supplies the static arguments.
+  if (!leading)
+    throw_error(who, "cannot fix arbitrary positions of a procedure whose parameter list is unknown", list({proc}));
+  Planned pl = plan_clause(st, proc, 0, 0, true, intern("rest"), fixed, positional_name);
+  pl.plan = nullptr;
+  out.push_back(pl);
+  return out;
+}
+
+}  // namespace
+
+PeState* make_state() { return gc_new<PeState>(); }
+
+Value specialize(Vm& vm, PeState& st, Value proc, const std::vector<std::pair<int64_t, Value>>& fixed,
+                 const char* who) {
+  if (!is_procedure(proc)) type_error(who, "a procedure", proc);
+  if (!st.tables_ready) build_fact_table(st, vm.core_env);
+  uint64_t hash = request_hash(proc, fixed);
+  if (SpecRecord* r = cached(st, hash, proc, fixed)) {
+    st.stats.cache_hits++;
+    return r->result;
+  }
+  PlanList plans = make_plans(st, proc, fixed, who);
+
+  Value name = kFalse;
+  if (is_primitive(proc)) name = intern(proc.as<Primitive>()->name);
+  else if (is_closure(proc) && is_symbol(proc.as<Closure>()->proto->name)) name = proc.as<Closure>()->proto->name;
+  LambdaNode* root = gc_new<LambdaNode>(name, SrcLoc{});
+  for (Planned& p : plans) root->clauses.push_back(p.residual);
+
+  gc_vector<Value> deps;
+  gc_vector<Helper> helpers;
+  bool trivial = false;
+  {
+    Specializer sp(vm, st);
+    try {
+      for (Planned& p : plans) p.residual->body = p.plan ? sp.run_clause(*p.plan, deps) : p.fallback;
+      sp.collect_helpers(helpers);
+    } catch (Exhausted&) {
+      trivial = true;
+      st.stats.budget_exhaustions++;
+    } catch (Bailout&) {
+      trivial = true;
+      st.stats.fallbacks++;
+    } catch (Restart&) {
+      trivial = true;  // cannot happen: every restart has a target on the stack
+      st.stats.fallbacks++;
+    }
+  }
+  if (trivial) {
+    deps.clear();
+    helpers.clear();
+    for (Planned& p : plans) p.residual->body = p.fallback;
+  } else {
+    cleanup_residual(st, root, helpers);
+  }
+  st.stats.helpers += int64_t(helpers.size());
+
+  Node* top = root;
+  if (!helpers.empty()) {
+    LetNode* rec = gc_new<LetNode>(NodeKind::Letrec, SrcLoc{});
+    for (Helper& h : helpers) {
+      rec->vars.push_back(h.var);
+      rec->inits.push_back(h.code);
+    }
+    if (root->clauses.size() == 1) {
+      rec->body = root->clauses[0]->body;
+      root->clauses[0]->body = rec;
+    } else {
+      rec->body = root;
+      top = rec;
+    }
+  }
+  Value display = ir_to_datum(top);
+
+  SpecRecord* rec = gc_new<SpecRecord>();
+  rec->owner = &st;
+  rec->hash = hash;
+  rec->proc = proc;
+  Value fl = kNil;
+  for (size_t i = fixed.size(); i-- > 0;) fl = cons(cons(make_fixnum(fixed[i].first), fixed[i].second), fl);
+  rec->fixed = fl;
+  rec->residual = display;
+  rec->token = make_box(kTrue);
+  rec->deps = deps;
+  if (!deps.empty()) {
+    // (if (%specialization-valid? token) body (f static ... dyn ...)): after a global this code
+    // assumed changes, the procedure behaves as the original (which sees the new definition).
+    for (size_t i = 0; i < plans.size(); i++) {
+      LambdaClause* c = root->clauses[i];
+      PrimCallNode* test = gc_new<PrimCallNode>(st.guard_prim, SrcLoc{});
+      test->args.push_back(gc_new<ConstNode>(rec->token, SrcLoc{}));
+      c->body = gc_new<IfNode>(test, c->body, plans[i].fallback, SrcLoc{});
+    }
+  }
+  Value thunk = compile_toplevel(vm, top);
+  rec->result = vm.apply(thunk, 0, nullptr);
+  if (!deps.empty()) watch(rec);
+  if (st.cache.size() >= kMaxCachedSpecializations) {
+    st.cache.clear();
+    st.by_proc.clear();
+  }
+  st.cache.emplace(hash, rec);
+  st.by_proc[rec->result.bits] = rec;
+  st.stats.specializations++;
+  return rec->result;
+}
+
+Value residual_of(PeState& st, Value proc, const char* who) {
+  auto it = st.by_proc.find(proc.bits);
+  if (it == st.by_proc.end())
+    throw_error(who, "not a procedure made by specialize (or no longer cached)", list({proc}));
+  return it->second->residual;
+}
+
+Value stats_alist(PeState& st) {
+  const Stats& s = st.stats;
+  return list({cons(intern("specializations"), make_fixnum(s.specializations)),
+               cons(intern("cache-hits"), make_fixnum(s.cache_hits)),
+               cons(intern("budget-exhaustions"), make_fixnum(s.budget_exhaustions)),
+               cons(intern("invalidations"), make_fixnum(s.invalidations)),
+               cons(intern("fallbacks"), make_fixnum(s.fallbacks)),
+               cons(intern("helpers"), make_fixnum(s.helpers))});
+}
+
+}  // namespace quasi::pe

@@ -1,0 +1,211 @@
+// specializer.hpp — one run of the online partial evaluator: the class behind pe::specialize.
+//
+// The evaluator walks core IR with an environment of partial values (internal.hpp) and emits
+// residual code into the current Block by let-insertion: every residual computation is bound to a
+// fresh variable at the point the original program would compute it, so effects keep their order
+// and their count, and a dynamic value used twice is computed once. cleanup.cpp later substitutes
+// the bindings that are used once back into place, so the output reads like ordinary Scheme.
+//
+// Calls to known procedures (closures with source IR, the evaluator's own closures) are
+//   - UNFOLDED (the body is evaluated in place) when not under dynamic control, and
+//   - SPECIALIZED under dynamic control (inside a branch of a residual `if` of the procedure being
+//     built): the call becomes a call to a helper procedure specialized to the static part of the
+//     arguments, memoized on (lambda clause, static skeleton) — so recursion under a dynamic test
+//     closes into a residual loop instead of unfolding forever.
+// A helper's key is the skeleton of its arguments: static values (compared with equal? when
+// frozen, eq? otherwise), holes for dynamic values, the structure of partially static pairs and
+// vectors, and closures as (lambda, skeleton of their free variables). Each hole, and each
+// partially static object, becomes a parameter of the helper (objects are passed materialized so
+// they keep their identity if they escape inside the helper; unused parameters are removed by
+// cleanup, and with them the allocations).
+#pragma once
+
+#include <vector>
+
+#include "pe/budgets.hpp"
+#include "pe/internal.hpp"
+
+namespace quasi::pe {
+
+// One item of a helper key, in preorder over the arguments.
+struct KeyItem {
+  // kSameHole: the same dynamic value as an earlier hole (n: its parameter index).
+  // kBackRef: the same object as an earlier item (n: its index; -1: the callee itself).
+  enum Tag : uint8_t { kFrozen, kRef, kHole, kPair, kVector, kClosure, kBackRef, kSameHole };
+  Tag tag;
+  Value value = kFalse;         // kFrozen, kRef
+  LambdaNode* lam = nullptr;    // kClosure
+  int64_t n = 0;                // kVector: length; kBackRef, kSameHole: see above
+};
+
+// A specialized helper being built or built.
+struct Entry {
+  uint64_t hash = 0;
+  gc_vector<KeyItem> key;
+  gc_vector<uint32_t> slot_start;  // key index where each slot (argument) starts
+  LambdaNode* lam = nullptr;
+  size_t clause = 0;
+  Value runtime = kFalse;          // the runtime closure called, or #f for the evaluator's own
+  Var* var = nullptr;              // the helper's residual variable
+  LambdaNode* code = nullptr;      // its residual lambda, once built
+  size_t nparams = 0;
+  bool pending = true;
+  bool objects_escaped = false;    // a partially static argument escaped inside the helper
+  // Calls that reach the helper while it is being built cannot know yet whether its arguments
+  // escape in it. They assume not (optimistic); if the finished helper says otherwise it is
+  // rebuilt pessimistic (such calls then treat the objects as escaping).
+  bool pessimistic = false;
+  bool hit_while_pending = false;
+  uint64_t inspected = 0;          // slots a static decision in the body depended on
+  size_t index = 0;                // position in the run's list of entries
+  bool dead = false;               // dropped by a generalization restart
+};
+
+// A generalization restart: rebuild `target` with the slots in `slots` made dynamic.
+struct Restart {
+  Entry* target;
+  std::vector<bool> slots;
+  bool pessimistic = false;  // rebuild the same key, pessimistic about escaping arguments
+};
+
+using TracedSet = std::unordered_set<uint64_t, std::hash<uint64_t>, std::equal_to<uint64_t>,
+                                     traceable_allocator<uint64_t>>;
+
+// The callee of a known call: a runtime closure (Static value) or the evaluator's closure.
+struct Callee {
+  LambdaNode* lam = nullptr;
+  Value runtime = kFalse;     // the closure value, when runtime
+  PVal* closure = nullptr;    // the evaluator's closure, when not runtime
+};
+
+// One argument of the original call in a residual clause: a static value or a parameter.
+struct ArgSpec {
+  Value value = kFalse;
+  Var* param = nullptr;  // null: static `value`
+};
+
+// One clause of the residual procedure (planned by request.cpp).
+struct ClausePlan {
+  Value proc;                     // the original procedure: a primitive or an inlinable closure
+  size_t clause = 0;              // closures: the original clause this residual clause calls
+  gc_vector<ArgSpec> args;        // the original's required arguments, in order
+  gc_vector<Value> rest_prefix;   // static arguments that start the rest list
+  Var* rest_param = nullptr;      // the residual clause's rest parameter, if any
+};
+
+class Specializer {
+ public:
+  Specializer(Vm& vm, PeState& st);
+
+  // The body of one residual clause: the original called on the plan's arguments, specialized.
+  // Adds the GlobalCells it assumed to `deps`. Throws Exhausted/Bailout to the caller.
+  Node* run_clause(const ClausePlan& plan, gc_vector<Value>& deps);
+  // The specialized helpers the clauses call (letrec-bound around them).
+  void collect_helpers(gc_vector<Helper>& out);
+  int64_t effort() const { return effort_; }
+
+  // ---- used by structural.cpp ----
+  PVal* make_static(Value v);
+  PVal* make_pair(PVal* a, PVal* d);
+  PVal* make_vector(const gc_vector<PVal*>& items);
+  bool frozen(Value v) { return is_frozen(v, &frozen_cache_); }
+  Vm& vm() { return vm_; }
+
+ private:
+  Vm& vm_;
+  PeState& st_;
+  Environment* core_;
+  Block* block_ = nullptr;  // where residual code goes
+  int dyn_depth_ = 0;       // > 0: under dynamic control in the procedure being built
+  int64_t effort_ = 0;
+  int64_t size_ = 0;
+  gc_vector<Value>* deps_ = nullptr;
+  TracedSet frozen_cache_;
+  TracedSet written_cells_;  // globals the residual code assigns: never read statically
+  TracedSet read_cells_;     // user globals read statically (dependencies)
+  std::unordered_multimap<uint64_t, Entry*, std::hash<uint64_t>, std::equal_to<uint64_t>,
+                          traceable_allocator<std::pair<const uint64_t, Entry*>>> memo_;
+  std::vector<Entry*, traceable_allocator<Entry*>> pending_;
+  std::vector<Entry*, traceable_allocator<Entry*>> entries_;  // every helper, creation order
+  std::unordered_map<uint64_t, int, std::hash<uint64_t>, std::equal_to<uint64_t>,
+                     traceable_allocator<std::pair<const uint64_t, int>>> variants_;
+  int helper_counter_ = 0;
+  uint64_t rebuild_tag_ = 0;  // the slot bit rebuilt values get
+  void inspect(PVal* v) {
+    if (!pending_.empty()) pending_.back()->inspected |= v->tags;
+  }
+  static uint64_t tags_of(const gc_vector<PVal*>& args) {
+    uint64_t t = 0;
+    for (PVal* a : args) t |= a->tags;
+    return t;
+  }
+
+  // ---- budgets ----
+  void spend(int64_t units = 1);
+  Node* counted(Node* n) {
+    if (++size_ > kResidualSizeLimit) throw Exhausted{"residual size"};
+    return n;
+  }
+
+  // ---- residual code ----
+  Node* k_const(Value v);
+  Node* k_ref(Var* v);
+  Var* fresh(Value name);
+  Var* emit_bind(Node* code, Value name);
+  void emit_effect(Node* code);
+  StmtList::iterator mark();
+  PVal* emit_dyn(Node* code);
+  Node* finish(Block* b, Node* result);
+  // Trivial code for a partial value (escapes objects).
+  Node* lift(PVal* v);
+  // Makes an object exist at run time (at its creation point) without marking it escaped.
+  Var* materialize(PVal* v);
+  // Materializes an object and everything reachable from it and marks them escaped.
+  void escape(PVal* v);
+  void lift_group(LetrecGroup* g);
+  void bind(PEnv* frame, Var* v, PVal* val);
+  // A residual lambda for an evaluator closure (body specialized with dynamic parameters).
+  LambdaNode* residual_lambda(LambdaNode* lam, PEnv* env, int dyn_depth);
+
+  // ---- evaluation ----
+  PVal* pe(Node* n, PEnv* env);
+  PVal* pe_local_ref(Var* v, PEnv* env);
+  PVal* pe_global_ref(Value cell);
+  PVal* pe_if(IfNode* n, PEnv* env);
+  PVal* pe_let(LetNode* n, PEnv* env);
+  PVal* pe_letrec(LetNode* n, PEnv* env);
+  PVal* pe_lambda(LambdaNode* n, PEnv* env);
+
+  // ---- calls ----
+ public:
+  PVal* call(PVal* fn, gc_vector<PVal*>& args);
+  PVal* residual_call(Node* fn, gc_vector<PVal*>& args);
+  PVal* prim_call(Value prim, gc_vector<PVal*>& args);
+  PVal* residual_prim(Value prim, gc_vector<PVal*>& args);
+
+ private:
+  bool known_callee(PVal* fn, Callee* out);
+  PEnv* callee_env(const Callee& c);
+  LambdaClause* pick_clause(LambdaNode* lam, size_t nargs, size_t* index);
+  PVal* known_call(const Callee& c, gc_vector<PVal*>& args, bool force_specialize);
+  PVal* unfold(const Callee& c, LambdaClause* cl, gc_vector<PVal*>& args);
+  PVal* specialize_call(const Callee& c, size_t clause, gc_vector<PVal*>& args);
+  PVal* apply_call(gc_vector<PVal*>& args);
+  PVal* fold(Primitive* p, Value prim, gc_vector<PVal*>& args);
+  PVal* structural(const PsFact& f, Value prim, gc_vector<PVal*>& args);  // structural.cpp
+
+  // ---- keys ----
+  struct KeyBuild;
+  bool build_key(const Callee& c, size_t clause, gc_vector<PVal*>& slots, KeyBuild& kb);
+  void encode(PVal* v, KeyBuild& kb);
+  Entry* lookup(const KeyBuild& kb, LambdaNode* lam, size_t clause, Value runtime);
+  PVal* rebuild(const gc_vector<KeyItem>& key, size_t& i, gc_vector<Var*>& params, size_t& pi,
+                gc_vector<PVal*>& objects, LetrecGroup* group, Block* home, StmtList::iterator point,
+                PVal* callee);
+  PVal* generalize(PVal* v);
+  void kill(Entry* e);
+  Entry* build_helper(const Callee& c, size_t clause, KeyBuild& kb, Entry** created, bool pessimistic);
+  PVal* choice_fold(Primitive* p, gc_vector<PVal*>& args);
+};
+
+}  // namespace quasi::pe

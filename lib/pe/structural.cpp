@@ -1,0 +1,318 @@
+// structural.cpp — what the partial evaluator knows about primitives beyond their flags: how they
+// build and take apart partially static data. This table is the one place that names primitives;
+// everything else the evaluator decides from the flags (kPure, kFoldable, kVmSpecial, ...).
+//
+// Each rule returns the partial value of the call, or null to fall back to the general path
+// (fold when every argument is a frozen static value, else residual code). A rule never decides
+// anything that depends on contents the program could change: it reads only the fields of the
+// evaluator's own objects that have not escaped, and static values that are frozen.
+#include <cstring>
+#include <string>
+
+#include "core/equality.hpp"
+#include "core/error.hpp"
+#include "eval/environment.hpp"
+#include "pe/specializer.hpp"
+#include "vm/vm.hpp"
+
+namespace quasi::pe {
+
+namespace {
+
+struct FactRow {
+  const char* name;
+  PsOp op;
+  PsType type = PsType::Other;
+  bool eqv = false;
+};
+
+const FactRow kFacts[] = {
+    {"car", PsOp::Car},
+    {"cdr", PsOp::Cdr},
+    {"cons", PsOp::Cons},
+    {"list", PsOp::List},
+    {"cons*", PsOp::ConsStar},
+    {"list*", PsOp::ConsStar},
+    {"vector", PsOp::Vector},
+    {"vector-ref", PsOp::VectorRef},
+    {"vector-length", PsOp::VectorLength},
+    {"pair?", PsOp::TypePred, PsType::Pair},
+    {"vector?", PsOp::TypePred, PsType::Vector},
+    {"procedure?", PsOp::TypePred, PsType::Procedure},
+    {"null?", PsOp::TypePred, PsType::Null},
+    {"symbol?", PsOp::TypePred},
+    {"string?", PsOp::TypePred},
+    {"number?", PsOp::TypePred},
+    {"integer?", PsOp::TypePred},
+    {"boolean?", PsOp::TypePred},
+    {"char?", PsOp::TypePred},
+    {"bytevector?", PsOp::TypePred},
+    {"not", PsOp::Not},
+    {"eq?", PsOp::Eq},
+    {"eqv?", PsOp::Eq, PsType::Other, true},
+    {"length", PsOp::Length},
+    {"list-ref", PsOp::ListRef},
+    {"list-tail", PsOp::ListTail},
+    {"assq", PsOp::Assq},
+    {"assv", PsOp::Assq, PsType::Other, true},
+    {"memq", PsOp::Memq},
+    {"memv", PsOp::Memq, PsType::Other, true},
+    {"append", PsOp::Append},
+    {"char=?", PsOp::CharEq},
+    {"string-ref", PsOp::ResultChar},
+};
+
+// c[ad]{2,4}r: the steps from the name, last letter first.
+bool cxr_fact(const char* name, PsFact* f) {
+  size_t n = std::strlen(name);
+  if (n < 4 || n > 6 || name[0] != 'c' || name[n - 1] != 'r') return false;
+  f->op = PsOp::Cxr;
+  f->cxr_len = uint8_t(n - 2);
+  f->cxr_bits = 0;
+  for (size_t i = 0; i < n - 2; i++) {
+    char c = name[n - 2 - i];
+    if (c != 'a' && c != 'd') return false;
+    if (c == 'd') f->cxr_bits |= uint8_t(1u << i);
+  }
+  return true;
+}
+
+Value core_value(Environment* core, const char* name) {
+  Value cell = core->lookup(intern(name));
+  if (!has_type(cell, Type::GlobalCell)) return kFalse;
+  return cell.as<GlobalCell>()->value;
+}
+
+}  // namespace
+
+void build_fact_table(PeState& st, Environment* core) {
+  for (const FactRow& r : kFacts) {
+    Value p = core_value(core, r.name);
+    if (!is_primitive(p)) continue;
+    PsFact f;
+    f.op = r.op;
+    f.type = r.type;
+    f.eqv = r.eqv;
+    st.facts[p.bits] = f;
+  }
+  static const char* kCxr[] = {"caar", "cadr", "cdar", "cddr", "caaar", "caadr", "cadar", "caddr",
+                               "cdaar", "cdadr", "cddar", "cdddr", "caaaar", "caaadr", "caadar",
+                               "caaddr", "cadaar", "cadadr", "caddar", "cadddr", "cdaaar", "cdaadr",
+                               "cdadar", "cdaddr", "cddaar", "cddadr", "cdddar", "cddddr"};
+  for (const char* name : kCxr) {
+    Value p = core_value(core, name);
+    PsFact f;
+    if (is_primitive(p) && cxr_fact(name, &f)) st.facts[p.bits] = f;
+  }
+  st.apply_prim = core_value(core, "apply");
+  st.cons_prim = core_value(core, "cons");
+  st.vector_prim = core_value(core, "vector");
+  st.list_prim = core_value(core, "list");
+  st.eq_prim = core_value(core, "eq?");
+  st.core = core;
+  st.tables_ready = true;
+}
+
+Node* const_code(PeState& st, Value v) {
+  if ((is_primitive(v) || is_closure(v)) && st.core) {
+    std::string name = procedure_name(v);
+    if (name.empty()) return gc_new<ConstNode>(v, SrcLoc{});
+    Value cell = st.core->lookup(intern(name));
+    if (has_type(cell, Type::GlobalCell) && cell.as<GlobalCell>()->value == v &&
+        cell.as<GlobalCell>()->owner == make_ptr(st.core))
+      return gc_new<GlobalRefNode>(cell, SrcLoc{});
+  }
+  return gc_new<ConstNode>(v, SrcLoc{});
+}
+
+namespace {
+
+// One step along a known list spine: the next element and tail, from the evaluator's pair or a
+// frozen static pair. False when the spine is not known there.
+bool spine_step(Specializer& s, PVal* l, PVal** elem, PVal** tail) {
+  if (l->known_fields() && l->kind == PKind::Pair) {
+    *elem = l->car;
+    *tail = l->cdr;
+    return true;
+  }
+  if (l->kind == PKind::Static && is_pair(l->value) && s.frozen(l->value)) {
+    *elem = s.make_static(car(l->value));
+    *tail = s.make_static(cdr(l->value));
+    return true;
+  }
+  return false;
+}
+
+bool is_nil(PVal* v) { return v->kind == PKind::Static && v->value == kNil; }
+
+// eq?/eqv? of a static value with a static value.
+bool same(Value a, Value b, bool use_eqv) { return use_eqv ? eqv(a, b) : a == b; }
+
+}  // namespace
+
+PVal* Specializer::structural(const PsFact& f, Value prim, gc_vector<PVal*>& args) {
+  Primitive* p = prim.as<Primitive>();
+  switch (f.op) {
+    case PsOp::None:
+    case PsOp::ResultChar:  // handled by prim_call on the residual result
+      return nullptr;
+    case PsOp::CharEq: {
+      // (char=? #\a (string-ref s i)) is (eq? #\a (string-ref s i)): both are characters.
+      if (args.size() != 2 || !is_primitive(st_.eq_prim)) return nullptr;
+      auto is_char = [](PVal* a) {
+        return (a->kind == PKind::Static && a->value.is_char()) || (a->kind == PKind::Dyn && a->known_char);
+      };
+      if (!is_char(args[0]) || !is_char(args[1])) return nullptr;
+      if (args[0]->kind == PKind::Static && args[1]->kind == PKind::Static) return nullptr;  // fold
+      return residual_prim(st_.eq_prim, args);
+    }
+    case PsOp::Car:
+    case PsOp::Cdr: {
+      PVal* a = args[0];
+      if (a->kind != PKind::Pair || !a->known_fields()) return nullptr;
+      return f.op == PsOp::Car ? a->car : a->cdr;
+    }
+    case PsOp::Cxr: {
+      PVal* v = args[0];
+      if (v->kind != PKind::Pair || !v->known_fields()) return nullptr;  // static: fold
+      for (int i = 0; i < f.cxr_len; i++) {
+        bool d = (f.cxr_bits >> i) & 1;
+        if (v->kind == PKind::Pair && v->known_fields()) {
+          v = d ? v->cdr : v->car;
+        } else if (v->kind == PKind::Static && is_pair(v->value) && frozen(v->value)) {
+          v = make_static(d ? cdr(v->value) : car(v->value));
+        } else {
+          return nullptr;  // the primitive raises its own error at run time
+        }
+      }
+      return v;
+    }
+    case PsOp::Cons:
+      return make_pair(args[0], args[1]);
+    case PsOp::List: {
+      PVal* r = make_static(kNil);
+      for (size_t i = args.size(); i-- > 0;) r = make_pair(args[i], r);
+      return r;
+    }
+    case PsOp::ConsStar: {
+      PVal* r = args.back();
+      for (size_t i = args.size() - 1; i-- > 0;) r = make_pair(args[i], r);
+      return r;
+    }
+    case PsOp::Vector:
+      return make_vector(args);
+    case PsOp::VectorRef: {
+      PVal* v = args[0];
+      PVal* k = args[1];
+      if (v->kind != PKind::Vector || !v->known_fields() || k->kind != PKind::Static || !k->value.is_fixnum())
+        return nullptr;
+      int64_t i = k->value.fixnum();
+      if (i < 0 || i >= int64_t(v->items->size())) return nullptr;
+      return (*v->items)[size_t(i)];
+    }
+    case PsOp::VectorLength:
+      if (args[0]->kind == PKind::Vector) return make_static(make_fixnum(int64_t(args[0]->items->size())));
+      return nullptr;
+    case PsOp::TypePred: {
+      PVal* a = args[0];
+      if (a->kind == PKind::Static) {
+        // A type never changes, so even a mutable object may be asked.
+        try {
+          Value v = a->value;
+          return make_static(p->fn(vm(), p, 1, &v));
+        } catch (SchemeError&) {
+          return nullptr;
+        }
+      }
+      if (!a->is_object()) return nullptr;
+      PsType t = a->kind == PKind::Pair ? PsType::Pair : a->kind == PKind::Vector ? PsType::Vector : PsType::Procedure;
+      return make_static(make_bool(f.type == t));
+    }
+    case PsOp::Not:
+      if (args[0]->is_object()) return make_static(kFalse);
+      return nullptr;
+    case PsOp::Eq: {
+      PVal* a = args[0];
+      PVal* b = args[1];
+      if (a->kind == PKind::Static && b->kind == PKind::Static) return make_static(make_bool(same(a->value, b->value, f.eqv)));
+      if (a == b && a->is_object()) return make_static(kTrue);
+      // An object the residual code never saw is distinct from everything else.
+      if ((a->is_object() && !a->escaped) || (b->is_object() && !b->escaped)) return make_static(kFalse);
+      return nullptr;
+    }
+    case PsOp::Length: {
+      PVal* l = args[0];
+      if (l->kind == PKind::Static) return nullptr;  // fold
+      int64_t n = 0;
+      for (;;) {
+        if (is_nil(l)) return make_static(make_fixnum(n));
+        PVal *e, *t;
+        if (!spine_step(*this, l, &e, &t) || n > kMaxFoldElements * 64) return nullptr;
+        n++;
+        l = t;
+      }
+    }
+    case PsOp::ListRef:
+    case PsOp::ListTail: {
+      PVal* l = args[0];
+      PVal* k = args[1];
+      if (l->kind == PKind::Static || k->kind != PKind::Static || !k->value.is_fixnum() || k->value.fixnum() < 0)
+        return nullptr;
+      for (int64_t i = k->value.fixnum(); i > 0; i--) {
+        PVal *e, *t;
+        if (!spine_step(*this, l, &e, &t)) return nullptr;
+        l = t;
+      }
+      if (f.op == PsOp::ListTail) return l;
+      PVal *e, *t;
+      if (!spine_step(*this, l, &e, &t)) return nullptr;
+      return e;
+    }
+    case PsOp::Assq:
+    case PsOp::Memq: {
+      PVal* key = args[0];
+      PVal* l = args[1];
+      if (key->kind != PKind::Static || l->kind == PKind::Static) return nullptr;  // static: fold
+      for (int64_t n = 0;; n++) {
+        if (is_nil(l)) return make_static(kFalse);
+        PVal *e, *t;
+        if (n > kMaxFoldElements * 64 || !spine_step(*this, l, &e, &t)) return nullptr;
+        PVal* probe = e;
+        if (f.op == PsOp::Assq) {
+          PVal *ek, *ed;
+          if (!spine_step(*this, e, &ek, &ed)) return nullptr;  // not a pair: assq's own error
+          probe = ek;
+        }
+        if (probe->kind == PKind::Static) {
+          if (same(key->value, probe->value, f.eqv)) return f.op == PsOp::Assq ? e : l;
+        } else if (!probe->is_object()) {
+          return nullptr;  // a dynamic element: undecidable now
+        }
+        // An object of the evaluator's is never eq? to a static key.
+        l = t;
+      }
+    }
+    case PsOp::Append: {
+      // The copied spines must be known (the evaluator's pairs or frozen static lists); the new
+      // pairs are the evaluator's (append allocates them), the last argument is shared.
+      if (args.empty()) return make_static(kNil);
+      PVal* result = args.back();
+      for (size_t k = args.size() - 1; k-- > 0;) {
+        gc_vector<PVal*> elems;
+        PVal* l = args[k];
+        for (;;) {
+          if (is_nil(l)) break;
+          PVal *e, *t;
+          if (elems.size() > size_t(kMaxFoldElements) || !spine_step(*this, l, &e, &t)) return nullptr;
+          elems.push_back(e);
+          l = t;
+        }
+        for (size_t i = elems.size(); i-- > 0;) result = make_pair(elems[i], result);
+      }
+      return result;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace quasi::pe

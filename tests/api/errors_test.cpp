@@ -1,0 +1,59 @@
+// Scheme errors reaching C++: message, irritants, location, backtrace, kind. Public header only.
+#include <quasi/quasi.hpp>
+
+#include <catch2/catch.hpp>
+#include <string>
+
+using quasi::Engine;
+
+namespace {
+quasi::Error caught(Engine& engine, std::string_view code, std::string_view source = "<string>") {
+  try {
+    engine.eval(code, source);
+  } catch (const quasi::Error& e) {
+    return e;
+  }
+  FAIL("no error from " << code);
+  throw;  // not reached
+}
+}  // namespace
+
+TEST_CASE("a Scheme error becomes quasi::Error with its parts", "[api][errors]") {
+  Engine engine;
+  quasi::Error e = caught(engine, "(define (check x)\n  (if (< x 0) (error \"negative value:\" x 'in-check) x))\n(check -7)",
+                          "rules.scm");
+  CHECK(e.kind() == "error");
+  CHECK(e.message() == "negative value:");
+  CHECK(e.irritants() == std::vector<std::string>{"-7", "in-check"});
+  CHECK(e.location() == "rules.scm:2:15");
+  CHECK(std::string(e.what()) == "rules.scm:2:15: error: negative value: -7 in-check");
+  REQUIRE(e.backtrace().size() >= 1);
+  CHECK(e.backtrace()[0] == "check");
+  // The raised object itself.
+  quasi::Value obj = quasi::error_object(e);
+  CHECK(obj.is_error());
+  CHECK(engine.call("error-object-irritants", obj).to_string() == "(-7 in-check)");
+}
+
+TEST_CASE("kinds of errors", "[api][errors]") {
+  Engine engine;
+  CHECK(caught(engine, "(car 5)").kind() == "type");
+  CHECK(caught(engine, "(car 5)").message() == "car: expected a pair, got 5");
+  CHECK(caught(engine, "(vector-ref (vector 1) 3)").kind() == "range");
+  CHECK(caught(engine, "undefined-thing").kind() == "unbound");
+  CHECK(caught(engine, "(if)").kind() == "syntax");
+  CHECK(caught(engine, "(+ 1").kind() == "read");
+  quasi::Error raised = caught(engine, "(raise 'oops)");
+  CHECK(raised.kind() == "raise");
+  CHECK(quasi::error_object(raised).to_string() == "oops");
+  CHECK(std::string(raised.what()) == "error: uncaught exception: oops");
+  // The engine is usable after each of them.
+  CHECK(engine.eval("(+ 1 2)").as<int>() == 3);
+}
+
+TEST_CASE("an error from load names the file", "[api][errors]") {
+  Engine engine;
+  quasi::Error e = caught(engine, "(load \"/nonexistent/file.scm\")");
+  CHECK(e.kind() == "file");
+  CHECK_THROWS_AS(engine.load("/nonexistent/file.scm"), quasi::Error);
+}
