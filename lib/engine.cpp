@@ -53,7 +53,10 @@ struct Engine {
 
 namespace {
 // Registered with the collector by attach_thread; unregistered when the thread exits. A thread the
-// collector already knew (the one that initialized it, or one the host registered) is left alone.
+// collector already knew (one the host registered itself) is left alone. The thread that
+// initializes the collector is registered by GC_INIT; it is ours too (Boehm allows unregistering
+// that one once), so a worker thread that happens to start the first engine does not leave a
+// dead thread behind for the collector to signal.
 struct ThreadAttachment {
   bool checked = false;
   bool registered_here = false;
@@ -67,9 +70,13 @@ thread_local ThreadAttachment tls_attachment;
 void attach_thread() {
   ThreadAttachment& a = tls_attachment;
   if (a.checked) return;
+  bool initialized_before = GC_is_init_called();
   gc_init();
   a.checked = true;
-  if (GC_thread_is_registered()) return;
+  if (GC_thread_is_registered()) {
+    a.registered_here = !initialized_before;  // GC_INIT ran on this thread
+    return;
+  }
   GC_stack_base base;
   if (GC_get_stack_base(&base) != GC_SUCCESS) throw std::runtime_error("quasi: cannot find this thread's stack");
   if (GC_register_my_thread(&base) == GC_SUCCESS) a.registered_here = true;
@@ -468,7 +475,10 @@ Word* new_root(Word w) {
   *s = w;
   return s;
 }
-void free_root(Word* slot) { GC_FREE(slot); }
+void free_root(Word* slot) {
+  attach_thread();  // a handle may die on a thread that never used the engine
+  GC_FREE(slot);
+}
 
 // ---- making values ---------------------------------------------------------------------------------------
 
@@ -591,6 +601,7 @@ Word cdr(Word w) { return quasi::cdr(Value{w}).bits; }
 Word vector_ref(Word v, int64_t i) { return Value{v}.as<Vector>()->items()[i].bits; }
 
 std::string write(Word w, bool display) {
+  attach_thread();
   Value v{w};
   if (has_type(v, Type::Values)) {
     std::string out;
@@ -604,8 +615,14 @@ std::string write(Word w, bool display) {
   return display ? display_to_string(v) : write_to_string(v);
 }
 
-std::string describe(Word w) { return write_to_string(Value{w}, 200); }
+std::string describe(Word w) {
+  attach_thread();
+  return write_to_string(Value{w}, 200);
+}
 bool eqv(Word a, Word b) { return quasi::eqv(Value{a}, Value{b}); }
-bool equal(Word a, Word b) { return quasi::equal(Value{a}, Value{b}); }
+bool equal(Word a, Word b) {
+  attach_thread();
+  return quasi::equal(Value{a}, Value{b});
+}
 
 }  // namespace quasi::bridge

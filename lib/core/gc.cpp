@@ -2,10 +2,13 @@
 
 #include <gmp.h>
 
+#include <cstdlib>
 #include <mutex>
 
 namespace quasi {
 namespace {
+constexpr size_t kInitialHeapBytes = size_t(16) << 20;
+
 void* gmp_alloc(size_t n) { return gc_alloc_atomic(n); }
 void* gmp_realloc(void* p, size_t, size_t n) {
   void* q = GC_REALLOC(p, n);
@@ -17,11 +20,30 @@ void* gmp_realloc(void* p, size_t, size_t n) {
 void gmp_free(void*, size_t) {}
 }  // namespace
 
+thread_local SmallFreeLists* tl_free_lists = nullptr;
+
+void* refill_small(size_t words) {
+  SmallFreeLists*& fl = tl_free_lists;
+  if (!fl) {
+    fl = static_cast<SmallFreeLists*>(GC_MALLOC_UNCOLLECTABLE(sizeof(SmallFreeLists)));
+    if (!fl) throw std::bad_alloc();
+  }
+  void* list = fl->lists[words];
+  if (!list) list = GC_malloc_many(words * 8);
+  if (!list) throw std::bad_alloc();
+  fl->lists[words] = GC_NEXT(list);
+  GC_NEXT(list) = nullptr;
+  return list;
+}
+
 void gc_init() {
   static std::once_flag once;
   std::call_once(once, [] {
     GC_INIT();
     GC_allow_register_threads();
+    // Start with room to allocate: a tiny heap collects every few hundred kilobytes, and each
+    // collection marks the whole live heap (the prelude's code among it).
+    if (!getenv("GC_INITIAL_HEAP_SIZE")) GC_expand_hp(kInitialHeapBytes);
     mp_set_memory_functions(gmp_alloc, gmp_realloc, gmp_free);
   });
 }

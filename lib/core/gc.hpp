@@ -32,9 +32,31 @@ inline void* gc_alloc_atomic(size_t bytes) {
   return p;
 }
 
+// Small objects (pairs, boxes, flonums, small closures) come from per-thread free lists that
+// GC_malloc_many refills a block at a time: a pop instead of a trip through GC_malloc. The lists
+// live in uncollectable (scanned) memory, so objects waiting in them are never reclaimed.
+constexpr size_t kSmallObjectWords = 4;
+struct SmallFreeLists {
+  void* lists[kSmallObjectWords + 1];  // by size in words
+};
+extern thread_local SmallFreeLists* tl_free_lists;
+void* refill_small(size_t words);
+
+// Scanned memory of `bytes` (at most kSmallObjectWords words), zeroed except the first word.
+inline void* gc_alloc_small(size_t bytes) {
+  size_t words = (bytes + 7) / 8;
+  SmallFreeLists* fl = tl_free_lists;
+  void* p;
+  if (fl && (p = fl->lists[words]) != nullptr) {
+    fl->lists[words] = GC_NEXT(p);
+    return p;
+  }
+  return refill_small(words);
+}
+
 template <class T>
 T* gc_alloc_object(Type t, size_t bytes, uint64_t payload = 0) {
-  T* o = static_cast<T*>(gc_alloc(bytes));
+  T* o = static_cast<T*>(bytes <= kSmallObjectWords * 8 ? gc_alloc_small(bytes) : gc_alloc(bytes));
   o->header = make_header(t, payload);
   return o;
 }

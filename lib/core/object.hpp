@@ -91,7 +91,7 @@ struct Flonum : Object {
   double d;
 };
 inline Value make_flonum(double d) {
-  Flonum* f = static_cast<Flonum*>(gc_alloc_atomic(sizeof(Flonum)));
+  Flonum* f = static_cast<Flonum*>(gc_alloc_small(sizeof(Flonum)));
   f->header = make_header(Type::Flonum);
   f->d = d;
   return make_ptr(f);

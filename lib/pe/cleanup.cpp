@@ -538,47 +538,80 @@ bool round(LambdaNode* root, gc_vector<Helper>& helpers) {
     }
   }
   // Invariant parameters (lambda dropping): the helpers are bound inside the root lambda, so a
-  // parameter that every outside call passes the same root parameter or constant, and every call
-  // from inside passes along unchanged, can read that value directly.
+  // parameter that always holds the same root parameter or constant — every call passes that
+  // value, or a parameter of the calling helper that itself always holds it — can read the value
+  // directly. Solved as a fixpoint over the call sites (mutually recursive helpers pass such
+  // values around each other).
   if (root->clauses.size() == 1) {
     LambdaClause* rc = root->clauses[0];
     std::unordered_set<Var*> outer(rc->params.begin(), rc->params.end());
     if (rc->rest) outer.insert(rc->rest);
+    struct Slot {
+      Node* value = nullptr;  // the outer value it holds
+      bool dead = false;
+    };
+    std::unordered_map<Var*, Slot> slot;  // helper parameter -> what it holds
+    std::unordered_set<Var*> usable;      // helpers whose every reference is a call
     for (Helper& h : helpers) {
-      LambdaClause* cl = h.code->clauses[0];
-      auto& s = sites[h.var];
-      if (int(s.size()) != refs[h.var] || s.empty()) continue;
-      for (size_t k = cl->params.size(); k-- > 0;) {
-        Var* p = cl->params[k];
-        Node* value = nullptr;
-        bool ok = true;
-        for (CallSite& c : s) {
-          if (c.call->args.size() != cl->params.size()) {
-            ok = false;
-            break;
-          }
-          Node* a = c.call->args[k];
-          if (a->kind == NodeKind::LocalRef && static_cast<LocalRefNode*>(a)->var == p) continue;  // passed along
-          bool outer_value = a->kind == NodeKind::Const ||
-                             (a->kind == NodeKind::LocalRef && outer.count(static_cast<LocalRefNode*>(a)->var) &&
-                              !static_cast<LocalRefNode*>(a)->var->assigned);
-          if (!outer_value) {
-            ok = false;
-            break;
-          }
-          if (!value) {
-            value = a;
-          } else if (value->kind != a->kind ||
-                     (a->kind == NodeKind::Const
-                          ? static_cast<ConstNode*>(a)->value != static_cast<ConstNode*>(value)->value
-                          : static_cast<LocalRefNode*>(a)->var != static_cast<LocalRefNode*>(value)->var)) {
-            ok = false;
-            break;
+      if (int(sites[h.var].size()) != refs[h.var] || sites[h.var].empty()) continue;
+      usable.insert(h.var);
+      for (Var* p : h.code->clauses[0]->params) slot[p];
+    }
+    auto same_value = [](Node* a, Node* b) {
+      if (a->kind != b->kind) return false;
+      if (a->kind == NodeKind::Const) return static_cast<ConstNode*>(a)->value == static_cast<ConstNode*>(b)->value;
+      return static_cast<LocalRefNode*>(a)->var == static_cast<LocalRefNode*>(b)->var;
+    };
+    for (bool again = true; again;) {
+      again = false;
+      for (Helper& h : helpers) {
+        if (!usable.count(h.var)) continue;
+        LambdaClause* cl = h.code->clauses[0];
+        for (CallSite& c : sites[h.var]) {
+          for (size_t k = 0; k < cl->params.size(); k++) {
+            Slot& to = slot[cl->params[k]];
+            if (to.dead) continue;
+            if (c.call->args.size() != cl->params.size()) {
+              to.dead = again = true;
+              continue;
+            }
+            Node* a = c.call->args[k];
+            Node* v = nullptr;
+            if (a->kind == NodeKind::Const ||
+                (a->kind == NodeKind::LocalRef && outer.count(static_cast<LocalRefNode*>(a)->var))) {
+              v = a;
+            } else if (a->kind == NodeKind::LocalRef && slot.count(static_cast<LocalRefNode*>(a)->var)) {
+              Var* from = static_cast<LocalRefNode*>(a)->var;
+              if (from == cl->params[k]) continue;  // passed along unchanged
+              Slot& fs = slot[from];
+              if (fs.dead) {
+                to.dead = again = true;
+                continue;
+              }
+              if (!fs.value) continue;  // not known yet
+              v = fs.value;
+            } else {
+              to.dead = again = true;
+              continue;
+            }
+            if (!to.value) {
+              to.value = v;
+              again = true;
+            } else if (!same_value(to.value, v)) {
+              to.dead = again = true;
+            }
           }
         }
-        if (!ok || !value) continue;
-        substitute_all(cl->body, p, value);
-        for (CallSite& c : s) c.call->args.erase(c.call->args.begin() + long(k));
+      }
+    }
+    for (Helper& h : helpers) {
+      if (!usable.count(h.var)) continue;
+      LambdaClause* cl = h.code->clauses[0];
+      for (size_t k = cl->params.size(); k-- > 0;) {
+        Slot& sl = slot[cl->params[k]];
+        if (sl.dead || !sl.value) continue;
+        for (Helper& g : helpers) substitute_all(g.code->clauses[0]->body, cl->params[k], sl.value);
+        for (CallSite& c : sites[h.var]) c.call->args.erase(c.call->args.begin() + long(k));
         cl->params.erase(cl->params.begin() + long(k));
         changed = true;
       }

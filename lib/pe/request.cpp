@@ -3,6 +3,7 @@
 // assumed, compile it, and remember it (the per-engine cache and the watched-cell registry).
 #include <algorithm>
 #include <mutex>
+#include <unordered_set>
 #include <string>
 
 #include "core/equality.hpp"
@@ -242,6 +243,85 @@ PlanList make_plans(PeState& st, Value proc, const std::vector<std::pair<int64_t
   return out;
 }
 
+// Gives every variable of the residual code its own name (n, n2, n3, ...), different from the
+// globals it references, so the printed code needs no name.id suffixes. Every Var here was made by
+// the evaluator for this residual code, so renaming it changes nothing else.
+class Renamer {
+ public:
+  void run(Node* n) {
+    collect_globals(n);
+    visit(n);
+  }
+
+ private:
+  std::unordered_set<std::string> used_;
+  std::unordered_set<Var*> seen_;
+
+  void collect_globals(Node* n) {
+    if (n->kind == NodeKind::GlobalRef) used_.insert(symbol_name(static_cast<GlobalRefNode*>(n)->cell.as<GlobalCell>()->name));
+    if (n->kind == NodeKind::GlobalSet) used_.insert(symbol_name(static_cast<GlobalSetNode*>(n)->cell.as<GlobalCell>()->name));
+    if (n->kind == NodeKind::PrimCall) used_.insert(static_cast<PrimCallNode*>(n)->prim.as<Primitive>()->name);
+    children(n, [&](Node* c) { collect_globals(c); });
+  }
+  void name(Var* v) {
+    if (!seen_.insert(v).second) return;
+    std::string base = symbol_name(v->name);
+    std::string candidate = base;
+    bool digit = !base.empty() && base.back() >= '0' && base.back() <= '9';
+    for (int k = 2; used_.count(candidate); k++) candidate = base + (digit ? "_" : "") + std::to_string(k);
+    used_.insert(candidate);
+    if (candidate != base) v->name = intern(candidate);
+  }
+  template <class F>
+  static void children(Node* n, F f) {
+    switch (n->kind) {
+      case NodeKind::LocalSet: f(static_cast<LocalSetNode*>(n)->value); break;
+      case NodeKind::GlobalSet: f(static_cast<GlobalSetNode*>(n)->value); break;
+      case NodeKind::If: {
+        auto* i = static_cast<IfNode*>(n);
+        f(i->test);
+        f(i->then);
+        f(i->otherwise);
+        break;
+      }
+      case NodeKind::Lambda:
+        for (LambdaClause* c : static_cast<LambdaNode*>(n)->clauses) f(c->body);
+        break;
+      case NodeKind::Call: {
+        auto* c = static_cast<CallNode*>(n);
+        f(c->fn);
+        for (Node* a : c->args) f(a);
+        break;
+      }
+      case NodeKind::PrimCall:
+        for (Node* a : static_cast<PrimCallNode*>(n)->args) f(a);
+        break;
+      case NodeKind::Let:
+      case NodeKind::Letrec: {
+        auto* l = static_cast<LetNode*>(n);
+        for (Node* i : l->inits) f(i);
+        f(l->body);
+        break;
+      }
+      case NodeKind::Seq:
+        for (Node* e : static_cast<SeqNode*>(n)->exprs) f(e);
+        break;
+      default:
+        break;
+    }
+  }
+  void visit(Node* n) {
+    if (n->kind == NodeKind::Lambda)
+      for (LambdaClause* c : static_cast<LambdaNode*>(n)->clauses) {
+        for (Var* p : c->params) name(p);
+        if (c->rest) name(c->rest);
+      }
+    if (n->kind == NodeKind::Let || n->kind == NodeKind::Letrec)
+      for (Var* v : static_cast<LetNode*>(n)->vars) name(v);
+    children(n, [&](Node* c) { visit(c); });
+  }
+};
+
 }  // namespace
 
 PeState* make_state() { return gc_new<PeState>(); }
@@ -306,6 +386,7 @@ Value specialize(Vm& vm, PeState& st, Value proc, const std::vector<std::pair<in
       top = rec;
     }
   }
+  Renamer().run(top);
   Value display = ir_to_datum(top);
 
   SpecRecord* rec = gc_new<SpecRecord>();

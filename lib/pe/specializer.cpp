@@ -1072,8 +1072,9 @@ Entry* Specializer::build_helper(const Callee& c, size_t clause, KeyBuild& kb, E
   e->lam = c.lam;
   e->clause = clause;
   e->runtime = c.runtime;
-  std::string base = is_symbol(c.lam->name) ? symbol_name(c.lam->name) : "f";
-  e->var = fresh(sym((base + "-" + std::to_string(++helper_counter_)).c_str()));
+  // Named after the procedure; the residual printer numbers duplicates (try, try2, ...).
+  e->var = fresh(is_symbol(c.lam->name) ? c.lam->name : sym("f"));
+  ++helper_counter_;
   e->nparams = kb.inputs.size();
   e->pessimistic = pessimistic;
   e->index = entries_.size();

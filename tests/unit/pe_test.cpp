@@ -351,7 +351,7 @@ class Gen {
 
   std::string expr(int depth, const std::vector<std::string>& vars) {
     if (depth <= 0 || pick(5) == 0) return leaf(vars);
-    switch (pick(16)) {
+    switch (pick(20)) {
       case 0: return "(+ " + expr(depth - 1, vars) + " " + expr(depth - 1, vars) + ")";
       case 1: return "(- " + expr(depth - 1, vars) + " " + expr(depth - 1, vars) + ")";
       case 2: return "(* " + expr(depth - 1, vars) + " " + expr(depth - 1, vars) + ")";
@@ -380,7 +380,30 @@ class Gen {
       case 13: return "(vector-ref (vector " + expr(depth - 1, vars) + " " + expr(depth - 1, vars) + ") (remainder " +
                       expr(depth - 1, vars) + " 2))";
       case 14: return "(cdr (assq 'k (list (cons 'j " + expr(depth - 1, vars) + ") (cons 'k " + expr(depth - 1, vars) + "))))";
-      default: return "(apply + (list " + expr(depth - 1, vars) + " " + expr(depth - 1, vars) + "))";
+      case 15: return "(apply + (list " + expr(depth - 1, vars) + " " + expr(depth - 1, vars) + "))";
+      case 16: {  // a partially static vector that is mutated
+        std::string v = "b" + std::to_string(counter_++);
+        return "(let ((" + v + " (vector " + expr(depth - 1, vars) + " 0))) (vector-set! " + v + " 1 " +
+               expr(depth - 1, vars) + ") (+ (vector-ref " + v + " 0) (vector-ref " + v + " 1)))";
+      }
+      case 17: {  // an assigned variable
+        std::string v = "c" + std::to_string(counter_++);
+        std::vector<std::string> inner = vars;
+        inner.push_back(v);
+        return "(let ((" + v + " " + expr(depth - 1, vars) + ")) (set! " + v + " (- " + v + " " +
+               expr(depth - 1, inner) + ")) " + v + ")";
+      }
+      case 18: {  // a closure that escapes into a list and is called from there
+        std::string z = "z" + std::to_string(counter_++);
+        std::vector<std::string> inner = vars;
+        inner.push_back(z);
+        return "((car (list (lambda (" + z + ") " + expr(depth - 1, inner) + "))) " + expr(depth - 1, vars) + ")";
+      }
+      default: {  // an escape through call/cc
+        std::string k = "k" + std::to_string(counter_++);
+        return "(call/cc (lambda (" + k + ") (if (< " + expr(depth - 1, vars) + " 0) (" + k + " " +
+               expr(depth - 1, vars) + ") " + expr(depth - 1, vars) + ")))";
+      }
     }
   }
 
