@@ -19,6 +19,11 @@ QUASI_PRIM(p_vm_special) { throw_error(self->name, "internal error: control prim
 
 QUASI_PRIM(p_procedure_p) { return make_bool(is_procedure(argv[0])); }
 
+QUASI_PRIM(p_continuation_winders) {
+  if (!is_continuation(argv[0])) type_error("%continuation-winders", "a continuation", argv[0]);
+  return argv[0].as<Continuation>()->winders;
+}
+
 QUASI_PRIM(p_values) {
   if (argc == 1) return argv[0];
   return make_values(argc, argv);
@@ -240,7 +245,8 @@ const PrimDef kControlPrims[] = {
     {"procedure?", p_procedure_p, 1, 1, kPureFold},
     {"apply", p_vm_special, 2, -1, kVmSpecial | kMayRaise | kHasEffects},
     {"%apply-values", p_vm_special, 2, 2, kVmSpecial | kMayRaise | kHasEffects},
-    {"%call/cc", p_vm_special, 1, 1, kVmSpecial | kMayRaise | kHasEffects},
+    {"call-with-current-continuation", p_vm_special, 1, 1, kVmSpecial | kMayRaise | kHasEffects},
+    {"%continuation-winders", p_continuation_winders, 1, 1, kMayRaise},
     {"values", p_values, 0, -1, kPure},
     {"%uncaught", p_uncaught, 1, 1, kEffect},
     {"error", p_error, 1, -1, kEffect},
@@ -281,7 +287,9 @@ void register_control_primitives(Environment* env) {
   static const struct {
     const char* name;
     uint32_t op;
-  } kSpecial[] = {{"apply", kVmApply}, {"%apply-values", kVmApplyValues}, {"%call/cc", kVmCallCC}};
+  } kSpecial[] = {{"apply", kVmApply},
+                  {"%apply-values", kVmApplyValues},
+                  {"call-with-current-continuation", kVmCallCC}};
   for (auto& s : kSpecial) {
     Value cell = env->lookup(intern(s.name));
     cell.as<GlobalCell>()->value.as<Primitive>()->vm_op = s.op;

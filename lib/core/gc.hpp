@@ -35,7 +35,7 @@ inline void* gc_alloc_atomic(size_t bytes) {
 // Small objects (pairs, boxes, flonums, small closures) come from per-thread free lists that
 // GC_malloc_many refills a block at a time: a pop instead of a trip through GC_malloc. The lists
 // live in uncollectable (scanned) memory, so objects waiting in them are never reclaimed.
-constexpr size_t kSmallObjectWords = 4;
+constexpr size_t kSmallObjectWords = 8;
 struct SmallFreeLists {
   void* lists[kSmallObjectWords + 1];  // by size in words
 };

@@ -117,6 +117,7 @@ struct Continuation : Object {
   int64_t resume_dst;
   Proto* resume_proto;
   uint64_t run_id;        // the C++ -> Scheme call (Vm::apply) whose frames these are
+  Value winders;          // the dynamic-wind list (%winders) when captured
 };
 inline bool is_continuation(Value v) { return has_type(v, Type::Continuation); }
 

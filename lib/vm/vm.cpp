@@ -144,12 +144,14 @@ const Insn* VmImpl::do_return(Value v) {
 }
 
 Value VmImpl::capture(int64_t nfp, const Insn* ret_pc, int64_t dst, bool tail) {
-  Continuation* k = gc_alloc_object<Continuation>(Type::Continuation, sizeof(Continuation));
   int64_t nstack = tail ? fp : top;
-  k->stack = static_cast<Value*>(gc_alloc(sizeof(Value) * (nstack + 1)));
+  // One block: the object, then the stack copy, then the frames copy.
+  Continuation* k = gc_alloc_object<Continuation>(
+      Type::Continuation, sizeof(Continuation) + sizeof(Value) * nstack + sizeof(Frame) * nframes);
+  k->stack = reinterpret_cast<Value*>(k + 1);
   std::memcpy(k->stack, stack, sizeof(Value) * nstack);
   k->nstack = nstack;
-  k->frames = static_cast<Frame*>(gc_alloc(sizeof(Frame) * (nframes + 1)));
+  k->frames = reinterpret_cast<Frame*>(k->stack + nstack);
   std::memcpy(static_cast<void*>(k->frames), frames, sizeof(Frame) * nframes);
   k->nframes = nframes;
   k->resume_pc = tail ? nullptr : ret_pc;
@@ -158,6 +160,7 @@ Value VmImpl::capture(int64_t nfp, const Insn* ret_pc, int64_t dst, bool tail) {
   k->resume_dst = dst;
   k->resume_proto = cur_proto;
   k->run_id = run_id;
+  k->winders = winders_cell == kFalse ? kNil : winders_cell.as<GlobalCell>()->value;
   (void)nfp;
   return make_ptr(k);
 }
@@ -268,6 +271,16 @@ const Insn* VmImpl::enter(int64_t nfp, int64_t argc, const Insn* ret_pc, int64_t
       }
       case Type::Continuation: {
         Continuation* k = f.as<Continuation>();
+        if (winders_cell != kFalse && k->winders != winders_cell.as<GlobalCell>()->value &&
+            wind_continue_cell != kFalse && wind_continue_cell.as<GlobalCell>()->value != kUnbound) {
+          // Leave and enter dynamic-wind extents first: (%wind-and-continue k arg ...).
+          ensure_stack(nfp + argc + 3);
+          if (!tail && nfp + argc + 2 > top) top = nfp + argc + 2;
+          for (int64_t a = argc; a >= 0; a--) stack[nfp + 1 + a] = stack[nfp + a];
+          stack[nfp] = wind_continue_cell.as<GlobalCell>()->value;
+          argc += 1;
+          continue;
+        }
         Value v = argc == 1 ? stack[nfp + 1] : make_values(argc, stack + nfp + 1);
         if (k->run_id == run_id) return reinstate(k, v);
         for (uint64_t id : active_runs)
@@ -428,6 +441,7 @@ void Vm::begin_evaluation() {
   deadline_ns = time_limit_ns > 0 ? steady_now_ns() + time_limit_ns : 0;
   alloc_base = alloc_limit ? GC_get_total_bytes() : 0;
   limit_error.set(kFalse);
+  interrupt_requested.store(false);  // an interrupt sent while nothing ran is dropped
   if (impl) impl->rearm_poll();
 }
 

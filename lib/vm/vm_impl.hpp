@@ -42,7 +42,8 @@ struct UncaughtRaise {
 enum VmOp : uint32_t {
   kVmApply = 1,      // (apply f arg ... list)
   kVmApplyValues,    // (%apply-values consumer values): spreads multiple values
-  kVmCallCC,         // (%call/cc f): captures the raw continuation, no winding
+  kVmCallCC,         // (call/cc f): captures the continuation; invoking it from another
+                     // dynamic-wind extent goes through Scheme's %wind-and-continue first
   kVmEval,           // (eval expr [env])
 };
 
@@ -80,6 +81,8 @@ struct VmImpl {
   bool builtins_redefined = false;
   std::unordered_map<uint64_t, Op> inline_ops;  // Primitive bits -> inline op
   Value raise_cell = kFalse;                     // GlobalCell of Scheme-level `raise`
+  Value winders_cell = kFalse;                   // GlobalCell of %winders (00-core.scm)
+  Value wind_continue_cell = kFalse;             // GlobalCell of %wind-and-continue
   root_vector<Value> roots;                      // keeps inline_ops keys and raise_cell alive
 
   explicit VmImpl(Vm* owner);

@@ -1,9 +1,10 @@
 ;;; 00-core.scm — control built on the VM's raw primitives: dynamic-wind, call/cc with winding,
 ;;; call-with-values, exceptions (raise, with-exception-handler) and parameterize.
 ;;;
-;;; The VM knows nothing of dynamic-wind: %call/cc captures a raw continuation, and the
-;;; continuation procedure made here walks %winders to the target extent before jumping. The
-;;; handler stack %handlers is an ordinary global rebound with dynamic-wind, so escapes restore it.
+;;; call/cc is the VM's: a continuation remembers %winders when captured, and invoking it from
+;;; another dynamic-wind extent first calls %wind-and-continue (below), which walks %winders to
+;;; the target extent. The handler stack %handlers is an ordinary global rebound with
+;;; dynamic-wind, so escapes restore it.
 
 (define %winders '())
 
@@ -42,13 +43,9 @@
             ((car (car l)))
             (set! %winders l))))))
 
-(define (call-with-current-continuation f)
-  (%call/cc
-   (lambda (k)
-     (let ((saved %winders))
-       (f (lambda vals
-            (if (not (eq? %winders saved)) (%rewind-to saved))
-            (apply k vals)))))))
+(define (%wind-and-continue k . vals)
+  (%rewind-to (%continuation-winders k))
+  (apply k vals))
 
 (define call/cc call-with-current-continuation)
 

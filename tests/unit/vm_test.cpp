@@ -116,3 +116,18 @@ TEST_CASE("fused tests report the procedure the program called", "[vm]") {
   CHECK(run("(define (g x) (if (< 0 x) 'pos 'nonpos)) (list (g 1) (g 0) (g -1) (g 1/2) (g -0.5))") ==
         "(pos nonpos nonpos pos nonpos)");
 }
+
+TEST_CASE("data survives collections under allocation pressure", "[vm][gc]") {
+  CHECK(run("(define big (let loop ((i 0) (acc '())) (if (= i 300000) acc (loop (+ i 1) (cons (vector i (number->string i)) acc)))))"
+            "(define (churn n) (if (> n 0) (begin (make-vector 1000 n) (string-append \"x\" (number->string n)) (churn (- n 1)))))"
+            "(churn 20000) (gc) (churn 20000) (gc)"
+            "(let loop ((l big) (i 299999) (ok #t))"
+            "  (if (null? l) ok"
+            "      (loop (cdr l) (- i 1) (and ok (= (vector-ref (car l) 0) i)"
+            "                                 (string=? (vector-ref (car l) 1) (number->string i))))))") == "#t");
+  // Continuations keep their stack copies alive.
+  CHECK(run("(let ((ks '()) (r #f))"
+            "  (define (deep n) (if (= n 0) (call/cc (lambda (k) (set! ks (cons k ks)) 0)) (+ 1 (deep (- n 1)))))"
+            "  (set! r (deep 500)) (gc) (churn 5000) (gc)"
+            "  (if (< r 1000) ((car ks) 500) r))") == "1000");
+}

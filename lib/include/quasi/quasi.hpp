@@ -42,6 +42,15 @@
 // not running on another thread. Engine::interrupt may be called from any thread or a signal
 // handler. Registered functions run on the thread that called into the engine.
 //
+// Lifetimes. Registered C++ functions belong to their engine: a procedure value must not be
+// called after its engine is destroyed. Objects of define_type types owned by Scheme are destroyed
+// by a collector finalizer, on whichever thread allocates at the time.
+//
+// Re-entry. A registered function may call back into its engine (Engine::call, eval...). Scheme
+// escapes (continuations, errors handled by an outer guard, limits) may unwind through it as C++
+// exceptions of the engine's own types: catch quasi::Error if you like, but let other exceptions
+// you do not know pass (rethrow from catch (...)).
+//
 // Sandboxing and limits: see Engine::Options.
 #pragma once
 
@@ -407,8 +416,9 @@ class Engine {
   void set_memory_limit(size_t bytes);
   const Options& options() const;
 
-  // Asks a running evaluation to stop with an error of kind "interrupt" (which Scheme code may
-  // guard; use a time limit to stop a script for sure). Any thread; async-signal-safe.
+  // Asks the running evaluation to stop with an error of kind "interrupt" (which Scheme code may
+  // guard; use a time limit to stop a script for sure); no effect on later evaluations when none
+  // is running. Any thread; async-signal-safe.
   void interrupt();
   // Runs a full collection (and the finalizers of dead foreign objects). Any engine, any thread.
   static void collect_garbage();
