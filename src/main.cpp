@@ -9,6 +9,9 @@
 //
 // Exit status: 0 when the program finishes, 1 after an uncaught error, n after (exit n),
 // 2 for a bad command line.
+#include <pthread.h>
+#include <signal.h>
+
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -159,7 +162,7 @@ int run_program(quasi::Engine& engine, const Invocation& inv) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+static int real_main(int argc, char** argv) {
   std::optional<Invocation> inv = parse_command_line(argc, argv);
   if (!inv) return kExitUsage;
   switch (inv->mode) {
@@ -194,4 +197,49 @@ int main(int argc, char** argv) {
     std::cerr << "quasi: " << e.what() << '\n';
     return kExitError;
   }
+}
+
+namespace {
+// The engine runs on a thread with a large stack: the expander, the compiler and the partial
+// evaluator recurse on the nesting of the source, and 8 MiB (the usual main-thread stack) limits
+// how deeply nested a program may be. The pages are only committed as they are used.
+constexpr size_t kEngineStackBytes = size_t(512) << 20;
+
+struct MainJob {
+  int argc;
+  char** argv;
+  int status;
+};
+
+// Terminal and user signals go to the engine thread (libedit's read must see SIGINT and
+// SIGWINCH), so the waiting main thread blocks them. The collector's own signals are untouched.
+void terminal_signals(sigset_t* set) {
+  sigemptyset(set);
+  for (int sig : {SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGWINCH, SIGTSTP, SIGTTIN, SIGTTOU, SIGCONT, SIGALRM})
+    sigaddset(set, sig);
+}
+
+void* run_main_job(void* p) {
+  sigset_t set;
+  terminal_signals(&set);
+  pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
+  auto* job = static_cast<MainJob*>(p);
+  job->status = real_main(job->argc, job->argv);
+  return nullptr;
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  MainJob job{argc, argv, 0};
+  pthread_attr_t attr;
+  pthread_t thread;
+  if (pthread_attr_init(&attr) != 0 || pthread_attr_setstacksize(&attr, kEngineStackBytes) != 0 ||
+      pthread_create(&thread, &attr, run_main_job, &job) != 0)
+    return real_main(argc, argv);  // no big thread: run here, with the smaller limits
+  pthread_attr_destroy(&attr);
+  sigset_t set;
+  terminal_signals(&set);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  pthread_join(thread, nullptr);
+  return job.status;
 }
