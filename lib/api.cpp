@@ -9,6 +9,24 @@
 
 namespace quasi {
 
+// ---- Error ---------------------------------------------------------------------------------------
+
+Error::Error(const std::string& message, std::string kind)
+    : std::runtime_error(message), kind_(std::move(kind)), message_(message) {}
+
+Error::Error(const std::string& what, std::string kind, std::string message, std::vector<std::string> irritants,
+             std::string location, std::vector<std::string> backtrace, std::shared_ptr<void> payload)
+    : std::runtime_error(what),
+      kind_(std::move(kind)),
+      message_(std::move(message)),
+      location_(std::move(location)),
+      irritants_(std::move(irritants)),
+      backtrace_(std::move(backtrace)),
+      payload_(std::move(payload)) {}
+
+// The public classes live in the inline namespace quasi::api (see quasi.hpp).
+inline namespace api {
+
 using detail::Word;
 
 struct Engine::State {
@@ -52,21 +70,6 @@ Word invoke_host(void* ctx, int argc, const Word* argv) {
 
 const char* version() { return "0.1.0"; }
 
-// ---- Error ---------------------------------------------------------------------------------------
-
-Error::Error(const std::string& message, std::string kind)
-    : std::runtime_error(message), kind_(std::move(kind)), message_(message) {}
-
-Error::Error(const std::string& what, std::string kind, std::string message, std::vector<std::string> irritants,
-             std::string location, std::vector<std::string> backtrace, std::shared_ptr<void> payload)
-    : std::runtime_error(what),
-      kind_(std::move(kind)),
-      message_(std::move(message)),
-      location_(std::move(location)),
-      irritants_(std::move(irritants)),
-      backtrace_(std::move(backtrace)),
-      payload_(std::move(payload)) {}
-
 Value error_object(const Error& e) {
   const auto* slot = static_cast<const Word*>(e.payload().get());
   return slot ? Value::from_word(*slot) : Value();
@@ -93,12 +96,9 @@ void type_mismatch(Word got, const char* expected) {
 
 int64_t to_int(Word w, int64_t min, int64_t max) {
   int64_t n;
-  if (!bridge::to_int64(w, &n)) {
-    if (bridge::kind(w) != bridge::Kind::Integer) type_mismatch(w, "an integer");
-    n = max;  // a bignum beyond int64_t
-    min = max = 0;
-  }
-  if (n < min || n > max)
+  bool fits = bridge::to_int64(w, &n);
+  if (!fits && bridge::kind(w) != bridge::Kind::Integer) type_mismatch(w, "an integer");
+  if (!fits || n < min || n > max)  // (not fitting: a bignum beyond int64_t)
     throw Error("expected an integer from " + std::to_string(min) + " to " + std::to_string(max) + ", got " +
                     bridge::describe(w),
                 "range");
@@ -415,4 +415,5 @@ std::vector<OptimizerPass> optimizer_passes() {
   return out;
 }
 
+}  // namespace api
 }  // namespace quasi

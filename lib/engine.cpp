@@ -90,7 +90,7 @@ std::shared_ptr<void> keep_alive(Value v) {
   return std::shared_ptr<void>(new_root(v.bits), [](void* slot) { free_root(static_cast<Word*>(slot)); });
 }
 
-Error to_error(Value payload) {
+Error to_error(Value payload, SrcLoc where = {}) {
   std::string kind = "raise", message, location;
   std::vector<std::string> irritants, backtrace;
   if (is_condition(payload)) {
@@ -105,8 +105,11 @@ Error to_error(Value payload) {
   } else {
     message = "uncaught exception: " + write_to_string(payload, 400);
     irritants.push_back(write_to_string(payload, 200));
+    location = where.to_string();
   }
-  return Error(describe_raised(payload), kind, message, irritants, location, backtrace, keep_alive(payload));
+  std::string full = describe_raised(payload);
+  if (!is_condition(payload) && where.known()) full = location + ": " + full;
+  return Error(full, kind, message, irritants, location, backtrace, keep_alive(payload));
 }
 
 Error plain_error(const std::string& kind, const std::string& message) {
@@ -164,7 +167,7 @@ Word guarded(Engine* e, F body) {
       flush_vm_ports(e->vm);
       recover(e);
     }
-    throw to_error(u.payload);
+    throw to_error(u.payload, u.where);
   } catch (SchemeError& s) {
     if (outer) {
       flush_vm_ports(e->vm);
@@ -313,7 +316,7 @@ Engine* create_engine(const EngineConfig& config) {
   register_toplevel_primitives(core);
   install_special_forms(core);
   e->impl->register_inline_ops(core);
-  e->impl->raise_cell = core->cell_for(intern("raise"));
+  e->impl->raise_cell = core->cell_for(intern("%raise"));
   e->impl->winders_cell = core->cell_for(intern("%winders"));
   e->impl->wind_continue_cell = core->cell_for(intern("%wind-and-continue"));
   e->impl->roots.push_back(e->impl->winders_cell);
@@ -324,7 +327,7 @@ Engine* create_engine(const EngineConfig& config) {
     for (int i = 0; kPreludeFiles[i].name; i++)
       eval_source(e->vm, kPreludeFiles[i].text, std::string("prelude/") + kPreludeFiles[i].name, core);
   } catch (UncaughtRaise& u) {
-    throw to_error(u.payload);
+    throw to_error(u.payload, u.where);
   } catch (SchemeError& s) {
     throw to_error(s.payload);
   }

@@ -29,7 +29,17 @@ QUASI_PRIM(p_values) {
   return make_values(argc, argv);
 }
 
-QUASI_PRIM(p_uncaught) { throw UncaughtRaise{argv[0]}; }
+// (raise obj): the VM catches this at the call site, which becomes the error's location, and
+// hands obj to the Scheme-level %raise (vm_impl.hpp: raise_cell).
+QUASI_PRIM(p_raise) { throw SchemeError{argv[0]}; }
+
+QUASI_PRIM(p_uncaught) {
+  Value payload = argv[0];
+  if (is_condition(payload) && payload.as<Condition>()->loc == 0)
+    payload.as<Condition>()->loc = vm.impl->user_location().pack();
+  SrcLoc where = vm.impl->last_raise_where.known() ? vm.impl->last_raise_where : vm.impl->user_location();
+  throw UncaughtRaise{payload, where};
+}
 
 // (error message irritant ...) or (error 'who "message" irritant ...).
 QUASI_PRIM(p_error) {
@@ -249,6 +259,7 @@ const PrimDef kControlPrims[] = {
     {"%continuation-winders", p_continuation_winders, 1, 1, kMayRaise},
     {"values", p_values, 0, -1, kPure},
     {"%uncaught", p_uncaught, 1, 1, kEffect},
+    {"raise", p_raise, 1, 1, kEffect},
     {"error", p_error, 1, -1, kEffect},
     {"%make-condition", p_make_condition, 4, 4, kAlloc | kMayRaise},
     {"error-object?", p_error_object_p, 1, 1, kPureFold},

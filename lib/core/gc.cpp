@@ -40,6 +40,9 @@ void gc_init() {
   static std::once_flag once;
   std::call_once(once, [] {
     GC_INIT();
+    // Failures reach Scheme as errors (out of memory, object too large); the collector's own
+    // warnings would only repeat them on stderr.
+    GC_set_warn_proc([](char*, GC_word) {});
     GC_allow_register_threads();
     // Start with room to allocate: a tiny heap collects every few hundred kilobytes, and each
     // collection marks the whole live heap (the prelude's code among it).

@@ -1,12 +1,25 @@
 #include "core/object.hpp"
 
+#include "core/error.hpp"
+
 #include <mutex>
 #include <string>
 #include <unordered_map>
 
 namespace quasi {
 
+namespace {
+// Larger requests are refused with a Scheme error instead of asking the collector for them.
+constexpr int64_t kMaxObjectBytes = int64_t(1) << 34;
+
+void check_size(const char* who, int64_t length, int64_t element_bytes) {
+  if (length < 0 || length > kMaxObjectBytes / element_bytes)
+    throw_condition("limit", who, "object too large: " + std::to_string(length) + " elements");
+}
+}  // namespace
+
 Value make_string(int64_t length, char32_t fill) {
+  check_size("make-string", length, sizeof(uint32_t));
   String* s = static_cast<String*>(gc_alloc_atomic(sizeof(String) + sizeof(uint32_t) * length));
   s->header = make_header(Type::String, length);
   uint32_t* c = s->chars();
@@ -128,12 +141,14 @@ Value intern(std::string_view name) {
 Value make_uninterned_symbol(std::string_view name) { return new_symbol(name, false); }
 
 Value make_vector(int64_t length, Value fill) {
+  check_size("make-vector", length, sizeof(Value));
   Vector* v = gc_alloc_object<Vector>(Type::Vector, sizeof(Vector) + sizeof(Value) * length, length);
   for (int64_t i = 0; i < length; i++) v->items()[i] = fill;
   return make_ptr(v);
 }
 
 Value make_bytevector(int64_t length, uint8_t fill) {
+  check_size("make-bytevector", length, 1);
   Bytevector* b = static_cast<Bytevector*>(gc_alloc_atomic(sizeof(Bytevector) + length));
   b->header = make_header(Type::Bytevector, length);
   std::memset(b->bytes(), fill, length);

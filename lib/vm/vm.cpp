@@ -328,14 +328,30 @@ Value VmImpl::backtrace() const {
   return l;
 }
 
+SrcLoc VmImpl::user_location() const {
+  auto in_user_code = [](SrcLoc l) {
+    return l.known() && source_file_name(l.file).rfind("prelude/", 0) != 0;
+  };
+  SrcLoc here = location_of(error_pc);
+  if (in_user_code(here)) return here;
+  for (int64_t i = nframes - 1; i >= 0; i--) {
+    const Frame& f = frames[i];
+    if (!f.pc || !f.proto) continue;
+    SrcLoc l = SrcLoc::unpack(f.proto->locs[f.pc - 1 - f.proto->code]);
+    if (in_user_code(l)) return l;
+  }
+  return {};
+}
+
 const Insn* VmImpl::raise_from_error(Value payload) {
   if (is_condition(payload)) {
     Condition* c = payload.as<Condition>();
     if (c->loc == 0) c->loc = location_of(error_pc).pack();
     if (c->backtrace == kNil) c->backtrace = backtrace();
   }
+  last_raise_where = location_of(error_pc);
   Value raise_proc = raise_cell == kFalse ? kUnbound : raise_cell.as<GlobalCell>()->value;
-  if (raise_proc == kUnbound || run_depth == 0) throw UncaughtRaise{payload};
+  if (raise_proc == kUnbound || run_depth == 0) throw UncaughtRaise{payload, location_of(error_pc)};
   int64_t nfp = top;
   ensure_stack(nfp + 3);
   top = nfp + 2;

@@ -36,6 +36,7 @@ struct ContinuationJump {
 // Thrown when a raise has no handler left: leaves every run loop and reaches the embedder.
 struct UncaughtRaise {
   Value payload;
+  SrcLoc where;  // for a payload that is not an error object: the raise's call site in user code
 };
 
 // Control operations the VM performs itself (Primitive::vm_op for kVmSpecial primitives).
@@ -80,7 +81,8 @@ struct VmImpl {
   // cell's current value.
   bool builtins_redefined = false;
   std::unordered_map<uint64_t, Op> inline_ops;  // Primitive bits -> inline op
-  Value raise_cell = kFalse;                     // GlobalCell of Scheme-level `raise`
+  Value raise_cell = kFalse;                     // GlobalCell of Scheme-level %raise
+  SrcLoc last_raise_where;                       // call site of the latest raise (for non-conditions)
   Value winders_cell = kFalse;                   // GlobalCell of %winders (00-core.scm)
   Value wind_continue_cell = kFalse;             // GlobalCell of %wind-and-continue
   root_vector<Value> roots;                      // keeps inline_ops keys and raise_cell alive
@@ -113,6 +115,7 @@ struct VmImpl {
 
   SrcLoc location_of(const Insn* pc) const;  // of an instruction of the running procedure
   Value backtrace() const;                   // list of procedure names, innermost first
+  SrcLoc user_location() const;              // innermost call site outside the prelude
   Op inline_op(Value prim) const {
     auto it = inline_ops.find(prim.bits);
     return it == inline_ops.end() ? Op::kCount : it->second;

@@ -65,7 +65,9 @@
       (error 'with-exception-handler "expected a procedure" handler))
   (%with-handlers (cons handler %handlers) thunk))
 
-(define (raise obj)
+;; `raise` itself is a C++ primitive: it records where it was called (an error object gets the
+;; location and a backtrace) and the VM then calls %raise, as it does for a primitive's error.
+(define (%raise obj)
   (let ((handlers %handlers))
     (if (null? handlers) (%uncaught obj))
     (%with-handlers

@@ -46,7 +46,8 @@ TEST_CASE("kinds of errors", "[api][errors]") {
   quasi::Error raised = caught(engine, "(raise 'oops)");
   CHECK(raised.kind() == "raise");
   CHECK(quasi::error_object(raised).to_string() == "oops");
-  CHECK(std::string(raised.what()) == "error: uncaught exception: oops");
+  CHECK(std::string(raised.what()) == "<string>:1:1: error: uncaught exception: oops");
+  CHECK(raised.location() == "<string>:1:1");
   // The engine is usable after each of them.
   CHECK(engine.eval("(+ 1 2)").as<int>() == 3);
 }

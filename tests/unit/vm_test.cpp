@@ -13,9 +13,11 @@ quasi::bridge::Engine* engine() {
   return e;
 }
 
-std::string run(const std::string& code) {
-  return quasi::bridge::write(quasi::bridge::eval(engine(), code, "<test>"), false);
+std::string run_in(quasi::bridge::Engine* e, const std::string& code) {
+  return quasi::bridge::write(quasi::bridge::eval(e, code, "<test>"), false);
 }
+
+std::string run(const std::string& code) { return run_in(engine(), code); }
 
 std::string error_of(const std::string& code) {
   try {
@@ -104,9 +106,12 @@ TEST_CASE("case-lambda picks the clause by arity", "[vm]") {
 }
 
 TEST_CASE("redefining an inlined builtin is seen by compiled code", "[vm]") {
-  CHECK(run("(define (first x) (car x)) (first '(1 2))") == "1");
+  quasi::bridge::Engine* e = quasi::bridge::create_engine();  // own engine: car is redefined
+  CHECK(run_in(e, "(define (first x) (car x)) (first '(1 2))") == "1");
   // A new top-level definition shadows the builtin only for code compiled after it.
-  CHECK(run("(define (car x) 'mine) (car '(1 2))") == "mine");
+  CHECK(run_in(e, "(define (car x) 'mine) (car '(1 2))") == "mine");
+  CHECK(run_in(e, "(first '(1 2))") == "1");
+  quasi::bridge::destroy_engine(e);
 }
 
 TEST_CASE("fused tests report the procedure the program called", "[vm]") {
@@ -130,4 +135,10 @@ TEST_CASE("data survives collections under allocation pressure", "[vm][gc]") {
             "  (define (deep n) (if (= n 0) (call/cc (lambda (k) (set! ks (cons k ks)) 0)) (+ 1 (deep (- n 1)))))"
             "  (set! r (deep 500)) (gc) (churn 5000) (gc)"
             "  (if (< r 1000) ((car ks) 500) r))") == "1000");
+}
+
+TEST_CASE("raise records where it was called", "[vm]") {
+  CHECK(error_of("(define (f) (raise 42))\n(f)") == "<test>:1:13: error: uncaught exception: 42");
+  CHECK(error_of("(raise (list 1 2))") == "<test>:1:1: error: uncaught exception: (1 2)");
+  CHECK(error_of("(make-vector 100000000000)").find("make-vector: object too large") != std::string::npos);
 }

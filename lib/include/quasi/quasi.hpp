@@ -74,6 +74,11 @@
 
 namespace quasi {
 
+// Everything public lives in the inline namespace quasi::api, so quasi::Value here (the handle)
+// and the engine's internal quasi::Value (the raw word) are different names to the linker: the
+// template instances both sides make (std::vector<Value>, ...) cannot collide. Spell it quasi::.
+inline namespace api {
+
 class Engine;
 class Value;
 template <class T>
@@ -855,4 +860,5 @@ inline int64_t Value::as_int() const { return as<int64_t>(); }
 inline double Value::as_double() const { return as<double>(); }
 inline std::string Value::as_string() const { return as<std::string>(); }
 
+}  // namespace api
 }  // namespace quasi
