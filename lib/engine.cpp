@@ -220,7 +220,7 @@ Value host_trampoline(Vm& vm, Primitive* self, int argc, Value* argv) {
     static_assert(sizeof(Value) == sizeof(Word));
     Value result{hp->fn(hp->ctx, argc, reinterpret_cast<const Word*>(argv))};
     // A limit stopped Scheme code the host called, and the host went on: stop here too.
-    if (vm.limit_error.get() != kFalse) throw UncaughtRaise{vm.limit_error.get()};
+    if (vm.limit_error.get() != kFalse) throw UncaughtRaise{vm.limit_error.get(), SrcLoc{}};
     return result;
   } catch (SchemeError&) {
     throw;
@@ -236,7 +236,7 @@ Value host_trampoline(Vm& vm, Primitive* self, int argc, Value* argv) {
     if (const auto* slot = static_cast<const Word*>(err.payload().get())) {
       Value payload{*slot};
       // A limit stays out of reach of Scheme handlers; anything else is raised again here.
-      if (condition_of_kind(payload, "limit")) throw UncaughtRaise{payload};
+      if (condition_of_kind(payload, "limit")) throw UncaughtRaise{payload, SrcLoc{}};
       throw SchemeError{payload};
     }
     throw_condition(err.kind().empty() ? "error" : err.kind().c_str(), self->name, err.message());

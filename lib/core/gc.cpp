@@ -20,8 +20,6 @@ void* gmp_realloc(void* p, size_t, size_t n) {
 void gmp_free(void*, size_t) {}
 }  // namespace
 
-thread_local SmallFreeLists* tl_free_lists = nullptr;
-
 void* refill_small(size_t words) {
   SmallFreeLists*& fl = tl_free_lists;
   if (!fl) {

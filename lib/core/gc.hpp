@@ -39,7 +39,8 @@ constexpr size_t kSmallObjectWords = 8;
 struct SmallFreeLists {
   void* lists[kSmallObjectWords + 1];  // by size in words
 };
-extern thread_local SmallFreeLists* tl_free_lists;
+// Constant-initialized, so access is a plain TLS load (no wrapper call).
+inline thread_local SmallFreeLists* tl_free_lists = nullptr;
 void* refill_small(size_t words);
 
 // Scanned memory of `bytes` (at most kSmallObjectWords words), zeroed except the first word.

@@ -493,7 +493,7 @@ void VmImpl::poll(const Insn* pc) {
   Value c = make_condition(intern("limit"), kFalse, make_string_utf8(exceeded), kNil, location_of(pc));
   c.as<Condition>()->backtrace = backtrace();
   vm->limit_error.set(c);
-  throw UncaughtRaise{c};
+  throw UncaughtRaise{c, SrcLoc{}};
 }
 
 // Calls the current value of a builtin that compiled code inlined, after it was redefined. Rare
