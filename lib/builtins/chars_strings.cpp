@@ -19,6 +19,7 @@
 #include <cstring>
 #include <string>
 
+#include "builtins/args.hpp"
 #include "builtins/registry.hpp"
 #include "core/numbers.hpp"
 #include "read/printer.hpp"
@@ -124,14 +125,6 @@ char32_t check_char(const char* who, Value v) {
   return v.char_code();
 }
 
-[[noreturn]] void literal_error(const char* who, Value v) {
-  throw_condition("type", who, "cannot modify a literal constant: " + write_to_string(v, 200));
-}
-
-inline void check_mutable(const char* who, Value v) {
-  if (v.obj()->immutable()) literal_error(who, v);
-}
-
 constexpr int64_t kMaxLength = (int64_t(1) << 40) / sizeof(uint32_t);
 
 int64_t check_length(const char* who, Value v) {
@@ -141,26 +134,6 @@ int64_t check_length(const char* who, Value v) {
   }
   if (v.fixnum() > kMaxLength) range_error(who, "length", v);
   return v.fixnum();
-}
-
-// An index between 0 and limit inclusive (a start or end bound).
-int64_t check_bound(const char* who, const char* what, Value v, int64_t limit) {
-  if (!v.is_fixnum()) {
-    if (is_bignum(v)) range_error(who, what, v);
-    type_error(who, "an exact integer index", v);
-  }
-  if (v.fixnum() < 0 || v.fixnum() > limit) range_error(who, what, v);
-  return v.fixnum();
-}
-
-inline bool given(int argc, Value* argv, int i) { return i < argc && argv[i] != kDefault; }
-
-// Optional [start [end]] at argv[i], argv[i + 1] over a sequence of length len.
-void get_range(const char* who, int argc, Value* argv, int i, int64_t len, int64_t& start,
-               int64_t& end) {
-  start = given(argc, argv, i) ? check_bound(who, "start index", argv[i], len) : 0;
-  end = given(argc, argv, i + 1) ? check_bound(who, "end index", argv[i + 1], len) : len;
-  if (end < start) range_error(who, "end index", argv[i + 1]);
 }
 
 Value new_string(const uint32_t* src, int64_t n) {

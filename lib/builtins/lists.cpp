@@ -5,6 +5,7 @@
 // improper or circular one instead of looping.
 #include <string>
 
+#include "builtins/args.hpp"
 #include "builtins/registry.hpp"
 #include "core/equality.hpp"
 #include "core/numbers.hpp"
@@ -13,14 +14,6 @@
 namespace quasi {
 
 namespace {
-
-[[noreturn]] void literal_error(const char* who, Value v) {
-  throw_condition("type", who, "cannot modify a literal constant: " + write_to_string(v, 200));
-}
-
-inline void check_mutable(const char* who, Value v) {
-  if (v.obj()->immutable()) literal_error(who, v);
-}
 
 // A non-negative fixnum (a count or an index with no upper bound known yet).
 int64_t check_count(const char* who, Value v) {

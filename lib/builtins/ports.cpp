@@ -1,5 +1,6 @@
 // ports.cpp — port objects and the R7RS I/O primitives: (scheme base) ports, (scheme file),
 // (scheme read), (scheme write). See port.hpp for buffering, encoding and the standard ports.
+#include "builtins/args.hpp"
 #include "builtins/port.hpp"
 
 #include <errno.h>
@@ -335,7 +336,7 @@ bool input_ready(Port* p) {
 }
 
 // ---- argument checking -----------------------------------------------------------------------
-inline bool supplied(int argc, Value* argv, int i) { return i < argc && argv[i] != kDefault; }
+inline bool supplied(int argc, Value* argv, int i) { return given(argc, argv, i); }
 
 Port* check_input(const char* who, Value v, bool textual) {
   if (!is_input_port(v))
@@ -377,25 +378,6 @@ Value check_string(const char* who, Value v) {
 int64_t check_count(const char* who, Value v) {
   if (!v.is_fixnum() || v.fixnum() < 0) type_error(who, "a non-negative exact integer", v);
   return v.fixnum();
-}
-
-// Optional [start [end]] at argv[i], argv[i+1] over a sequence of length len.
-void get_range(const char* who, int argc, Value* argv, int i, int64_t len, int64_t* start,
-               int64_t* end) {
-  *start = 0;
-  *end = len;
-  if (supplied(argc, argv, i)) {
-    Value s = argv[i];
-    if (!s.is_fixnum()) type_error(who, "an exact integer index", s);
-    if (s.fixnum() < 0 || s.fixnum() > len) range_error(who, "start index", s);
-    *start = s.fixnum();
-  }
-  if (supplied(argc, argv, i + 1)) {
-    Value e = argv[i + 1];
-    if (!e.is_fixnum()) type_error(who, "an exact integer index", e);
-    if (e.fixnum() < *start || e.fixnum() > len) range_error(who, "end index", e);
-    *end = e.fixnum();
-  }
 }
 
 std::string file_name_arg(const char* who, Value v) {
@@ -792,7 +774,7 @@ QUASI_PRIM(p_read_bytevector_x) {
   if (!is_bytevector(argv[0])) type_error(who, "a bytevector", argv[0]);
   Port* p = in_arg(vm, who, argc, argv, 1, false);
   int64_t start, end;
-  get_range(who, argc, argv, 2, argv[0].as<Bytevector>()->length(), &start, &end);
+  get_range(who, argc, argv, 2, argv[0].as<Bytevector>()->length(), start, end);
   if (start == end) return make_fixnum(0);
   int64_t got = read_bytes(p, who, argv[0].as<Bytevector>()->bytes() + start, end - start);
   return got == 0 ? kEof : make_fixnum(got);
@@ -809,7 +791,7 @@ QUASI_PRIM(p_write_string) {
   Value s = check_string(who, argv[0]);
   Port* p = out_arg(vm, who, argc, argv, 1, true);
   int64_t start, end;
-  get_range(who, argc, argv, 2, s.as<String>()->length(), &start, &end);
+  get_range(who, argc, argv, 2, s.as<String>()->length(), start, end);
   emit_string(p, who, s, start, end);
   return kUnspecified;
 }
@@ -853,7 +835,7 @@ QUASI_PRIM(p_write_bytevector) {
   if (!is_bytevector(argv[0])) type_error(who, "a bytevector", argv[0]);
   Port* p = out_arg(vm, who, argc, argv, 1, false);
   int64_t start, end;
-  get_range(who, argc, argv, 2, argv[0].as<Bytevector>()->length(), &start, &end);
+  get_range(who, argc, argv, 2, argv[0].as<Bytevector>()->length(), start, end);
   emit(p, who, argv[0].as<Bytevector>()->bytes() + start, end - start);
   return kUnspecified;
 }

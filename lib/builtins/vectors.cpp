@@ -5,6 +5,7 @@
 // destination. Mutators refuse literal (immutable) objects.
 #include <cstring>
 
+#include "builtins/args.hpp"
 #include "builtins/registry.hpp"
 #include "core/numbers.hpp"
 #include "read/printer.hpp"
@@ -12,14 +13,6 @@
 namespace quasi {
 
 namespace {
-
-[[noreturn]] void literal_error(const char* who, Value v) {
-  throw_condition("type", who, "cannot modify a literal constant: " + write_to_string(v, 200));
-}
-
-inline void check_mutable(const char* who, Value v) {
-  if (v.obj()->immutable()) literal_error(who, v);
-}
 
 Vector* check_vector(const char* who, Value v) {
   if (!is_vector(v)) type_error(who, "a vector", v);
@@ -50,24 +43,7 @@ int64_t check_length(const char* who, Value v, int64_t max) {
 
 constexpr int64_t kMaxBytes = int64_t(1) << 40;
 
-// An index between 0 and limit inclusive (a start or end bound).
-int64_t check_bound(const char* who, const char* what, Value v, int64_t limit) {
-  if (!v.is_fixnum()) {
-    if (is_bignum(v)) range_error(who, what, v);
-    type_error(who, "an exact integer index", v);
-  }
-  if (v.fixnum() < 0 || v.fixnum() > limit) range_error(who, what, v);
-  return v.fixnum();
-}
 
-inline bool given(int argc, Value* argv, int i) { return i < argc && argv[i] != kDefault; }
-
-void get_range(const char* who, int argc, Value* argv, int i, int64_t len, int64_t& start,
-               int64_t& end) {
-  start = given(argc, argv, i) ? check_bound(who, "start index", argv[i], len) : 0;
-  end = given(argc, argv, i + 1) ? check_bound(who, "end index", argv[i + 1], len) : len;
-  if (end < start) range_error(who, "end index", argv[i + 1]);
-}
 
 // ---- vectors ---------------------------------------------------------------------------------
 QUASI_PRIM(p_vectorp) { return make_bool(is_vector(argv[0])); }
