@@ -76,6 +76,24 @@ using gc_vector = std::vector<T, gc_allocator<T>>;
 template <class T>
 using root_vector = std::vector<T, traceable_allocator<T>>;
 
+// For containers that live on the C stack or inside GC memory: storage from GC_MALLOC (scanned),
+// never freed by hand; the collector reclaims it once the container is gone. Much cheaper than
+// traceable_allocator (no lock, no free). Not for containers inside malloc'd objects: the
+// collector could not see their storage.
+template <class T>
+struct scratch_allocator {
+  using value_type = T;
+  scratch_allocator() = default;
+  template <class U>
+  scratch_allocator(const scratch_allocator<U>&) {}
+  T* allocate(size_t n) { return static_cast<T*>(gc_alloc(n * sizeof(T))); }
+  void deallocate(T*, size_t) {}
+  template <class U>
+  bool operator==(const scratch_allocator<U>&) const { return true; }
+  template <class U>
+  bool operator!=(const scratch_allocator<U>&) const { return false; }
+};
+
 // A single GC root for C++ code that must keep a Value alive outside the stack.
 class GcRoot {
  public:

@@ -37,10 +37,11 @@ bool stack_exhausted();  // eval/expander.cpp
 constexpr int kMaxPassDepth = 20000;
 
 // A hash map whose storage the collector scans (keys and values may be GC objects only this map
-// holds, e.g. nodes built by a pass), owned by an ordinary C++ object.
+// holds, e.g. nodes built by a pass). Passes are objects on the C stack, so the storage comes
+// from scratch_allocator (core/gc.hpp).
 template <class K, class V>
 using TracedMap = std::unordered_map<K, V, std::hash<K>, std::equal_to<K>,
-                                     traceable_allocator<std::pair<const K, V>>>;
+                                     scratch_allocator<std::pair<const K, V>>>;
 
 template <class F>
 class ExprFunctor;
