@@ -245,7 +245,7 @@ QUASI_PRIM(p_parameter_converter) { return check_parameter("parameterize", argv[
 
 QUASI_PRIM(p_void) { return kUnspecified; }
 
-QUASI_PRIM(p_procedure_arity_ok) {
+QUASI_PRIM(p_procedure_name) {
   // (%procedure-name p): for messages written in Scheme.
   std::string n = procedure_name(argv[0]);
   return n.empty() ? kFalse : intern(n);
@@ -288,7 +288,7 @@ const PrimDef kControlPrims[] = {
     {"%parameter-set!", p_parameter_set, 2, 2, kEffect},
     {"%parameter-converter", p_parameter_converter, 1, 1, kMayRaise},
     {"void", p_void, 0, -1, kPureFold},
-    {"%procedure-name", p_procedure_arity_ok, 1, 1, kPure},
+    {"%procedure-name", p_procedure_name, 1, 1, kPure},
 };
 
 }  // namespace
