@@ -6,6 +6,8 @@
 //     (Engine::interrupt is async-signal-safe); the evaluation fails with an interrupt error
 //     and the loop goes on;
 //   - while libedit waits at a prompt: abandon the entry being typed;
+//   - otherwise, on a terminal (between prompt and evaluation, or while the REPL shuts down):
+//     nothing — an interactive session is never killed by a Ctrl-C that lands in a gap;
 //   - otherwise (a pipe feeding the REPL, a script): the default action, ending the process.
 #include "repl.hpp"
 
@@ -48,6 +50,7 @@ volatile sig_atomic_t g_evaluating = 0;       // an EvaluationScope is alive
 volatile sig_atomic_t g_at_prompt = 0;        // libedit is waiting for a line
 volatile sig_atomic_t g_prompt_interrupted = 0;
 volatile sig_atomic_t g_eval_interrupted = 0;  // Ctrl-C reached the current evaluation
+volatile sig_atomic_t g_on_terminal = 0;       // the REPL reads from a terminal
 
 // Only async-signal-safe calls in here: Engine::interrupt, signal, raise.
 void on_sigint(int) {
@@ -56,7 +59,7 @@ void on_sigint(int) {
     g_engine->interrupt();
   } else if (g_at_prompt) {
     g_prompt_interrupted = 1;  // readline() returns null; the reader sees the flag
-  } else {
+  } else if (!g_on_terminal) {
     signal(SIGINT, SIG_DFL);
     raise(SIGINT);
   }
@@ -400,6 +403,7 @@ void Repl::print_ir(std::string_view code, std::string_view pass) {
 int run_repl(Engine& engine) {
   install_interrupt_handler(engine);
   if (isatty(STDIN_FILENO)) {
+    g_on_terminal = 1;
     EditLineReader reader;
     return Repl(engine, reader).run();
   }
