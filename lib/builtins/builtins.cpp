@@ -18,6 +18,7 @@ void install_builtins(Environment* env) {
   register_system_primitives(env);
   register_pe_primitives(env);
   register_disasm_primitives(env);
+  register_jit_primitives(env);
 }
 
 }  // namespace quasi

@@ -46,6 +46,7 @@ void register_control_primitives(Environment* env);    // procedures, errors, re
 void register_system_primitives(Environment* env);     // time, process context, misc
 void register_pe_primitives(Environment* env);         // specialize, residual (lib/pe/api.cpp)
 void register_disasm_primitives(Environment* env);     // vm/disasm.cpp: bytecode listings
+void register_jit_primitives(Environment* env);        // jit/primitives.cpp: modes, disassembly
 
 void install_builtins(Environment* env);
 

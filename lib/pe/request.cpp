@@ -9,6 +9,7 @@
 #include "core/equality.hpp"
 #include "core/error.hpp"
 #include "eval/environment.hpp"
+#include "vm/vm_impl.hpp"
 #include "pe/pe.hpp"
 #include "pe/specializer.hpp"
 #include "vm/compiler.hpp"
@@ -411,6 +412,12 @@ Value specialize(Vm& vm, PeState& st, Value proc, const std::vector<std::pair<in
   }
   Value thunk = compile_toplevel(vm, top);
   rec->result = vm.apply(thunk, 0, nullptr);
+  // Every residual procedure gets machine code at once (the thunk itself runs only once).
+  if (vm.impl->jit_mode != JitMode::kOff) {
+    Proto* tp = thunk.as<Closure>()->proto;
+    for (int32_t i = 0; i < tp->nconsts; i++)
+      if (has_type(tp->consts[i], Type::Proto)) jit_compile_tree(*vm.impl, tp->consts[i].as<Proto>(), "residual");
+  }
   if (!deps.empty()) watch(rec);
   if (st.cache.size() >= kMaxCachedSpecializations) {
     st.cache.clear();

@@ -237,6 +237,9 @@ class FnCompiler {
     p->captures = nullptr;
     p->next_clause = nullptr;
     p->loc = lam_->loc.pack();
+    p->jit = nullptr;
+    p->hotness = 0;
+    p->jit_state = 0;
     p->source = lam_;
     p->free_vars = nullptr;
     return p;

@@ -16,6 +16,7 @@ namespace quasi {
 
 struct LambdaNode;
 struct Var;
+struct JitCode;
 
 enum class Op : uint16_t {
   kMove,       // R[a] = R[b]
@@ -93,6 +94,11 @@ struct Proto : Object {
   // variable's slot holds its Box). Null for code that was not compiled from IR.
   LambdaNode* source;
   Var** free_vars;
+  // Native code (lib/jit): null until the JIT compiled this code. Counted up at the VM's
+  // checkpoints (entry, return into it, backward jumps) until it reaches the hot threshold.
+  JitCode* jit;
+  uint32_t hotness;
+  uint8_t jit_state;  // JitState (jit/jit.hpp)
 };
 
 struct Closure : Object {  // payload: number of free values

@@ -74,6 +74,7 @@ std::string name_of(Value proc) {
 }  // namespace
 
 VmImpl::VmImpl(Vm* owner) : vm(owner) {
+  set_jit_mode(jit_default_mode());
   stack = static_cast<Value*>(reserve(sizeof(Value) * kStackValues));
   stack_limit = kStackValues;
   frames = static_cast<Frame*>(reserve(sizeof(Frame) * kMaxFrames));
@@ -369,7 +370,10 @@ void (*watched_cell_written)(Value cell) = nullptr;
 void VmImpl::cell_written(Value cell, Value v) {
   GlobalCell* c = cell.as<GlobalCell>();
   c->value = v;
-  if (c->header & kInlinedCell) builtins_redefined = true;
+  if (c->header & kInlinedCell) {
+    builtins_redefined = true;
+    refresh_jit();  // compiled code inlines the builtins: from now on only the interpreter runs
+  }
   if ((c->header & kWatchedCell) && watched_cell_written) watched_cell_written(cell);
 }
 
@@ -381,6 +385,25 @@ static bool zero_p(Value x) {
 
 [[noreturn]] static void unbound_variable(Value cell) {
   throw_condition("unbound", nullptr, std::string("unbound variable: ") + symbol_name(cell.as<GlobalCell>()->name));
+}
+
+// ---- the JIT's checkpoints ----
+
+void VmImpl::set_jit_mode(JitMode mode) {
+  jit_mode = mode;
+  jit_threshold = mode == JitMode::kForce ? 1 : kJitHotThreshold;
+  refresh_jit();
+}
+
+const Insn* VmImpl::checkpoint(const Insn* pc) {
+  Proto* p = cur_proto;
+  if (!p->jit) {
+    if (p->jit_state != kJitNone || ++p->hotness < jit_threshold) return pc;
+    if (!jit_compile(*this, p, jit_mode == JitMode::kForce ? "forced" : "hot")) return pc;
+  }
+  void* target = jit_entry(p->jit, pc - p->code);
+  if (!target) return pc;
+  return jit_run(*this, target);
 }
 
 // ---- the run loop ----------------------------------------------------------------------------
@@ -517,6 +540,15 @@ inline Value imm_fixnum(uint16_t raw) { return make_fixnum(int16_t(raw)); }
   } while (0)
 
 #define DISPATCH() goto* kDispatch[size_t(pc->op)]
+// Where machine code may take over (see VmImpl::checkpoint).
+#define CHECKPOINT()                  \
+  do {                                \
+    if (jit_active) {                 \
+      pc = checkpoint(pc);            \
+      if (!pc) return nullptr;        \
+      RELOAD();                       \
+    }                                 \
+  } while (0)
 #define NEXT(n)  \
   do {           \
     pc += (n);   \
@@ -556,6 +588,7 @@ const Insn* VmImpl::loop(const Insn* pc) {
   Value* R;
   Value* K;
   RELOAD();
+  CHECKPOINT();
   DISPATCH();
 
 L_kMove:
@@ -630,7 +663,10 @@ L_kFixClosure:
 L_kJump: {
   int32_t off = jump_offset(*pc);
   pc += 1 + off;
-  if (off < 0) CHECK_INTERRUPT();
+  if (off < 0) {
+    CHECK_INTERRUPT();
+    CHECKPOINT();
+  }
   DISPATCH();
 }
 L_kJumpIfFalse:
@@ -651,6 +687,7 @@ L_kCall: {
         cur_proto = p;
         pc = p->code;
         RELOAD();
+        CHECKPOINT();
         DISPATCH();
       }
     }
@@ -659,6 +696,7 @@ L_kCall: {
   pc = enter(fp + pc->a, pc->b, pc + 1, pc->a, false);
   if (!pc) return nullptr;
   RELOAD();
+  CHECKPOINT();
   DISPATCH();
 }
 L_kTailCall: {
@@ -676,6 +714,7 @@ L_kTailCall: {
         cur_proto = p;
         pc = p->code;
         K = p->consts;
+        CHECKPOINT();
         DISPATCH();
       }
     }
@@ -684,6 +723,7 @@ L_kTailCall: {
   pc = enter(fp + pc->a, pc->b, nullptr, 0, true);
   if (!pc) return nullptr;
   RELOAD();
+  CHECKPOINT();
   DISPATCH();
 }
 L_kReturn: {
@@ -699,6 +739,7 @@ L_kReturn: {
   stack[fp + f.dst] = v;
   pc = f.pc;
   RELOAD();
+  CHECKPOINT();
   DISPATCH();
 }
 L_kCheckBound:
@@ -905,6 +946,7 @@ L_kCount:
 #undef RELOAD
 #undef BRANCH_ON
 #undef CHECK_INTERRUPT
+#undef CHECKPOINT
 
 // ---- inline op registry ----------------------------------------------------------------------
 

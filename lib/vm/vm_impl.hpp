@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "jit/jit.hpp"
 #include "vm/proto.hpp"
 #include "vm/vm.hpp"
 
@@ -80,6 +81,18 @@ struct VmImpl {
   // Set when a GlobalCell that compiled code inlines is assigned: inline ops then call the
   // cell's current value.
   bool builtins_redefined = false;
+
+  // The JIT (jit/jit.hpp). jit_active: machine code may run (mode not off, no inlined builtin
+  // redefined); jit_threshold: checkpoints before a procedure is compiled.
+  JitMode jit_mode = JitMode::kOn;
+  bool jit_active = false;
+  uint32_t jit_threshold = kJitHotThreshold;
+  void set_jit_mode(JitMode mode);
+  void refresh_jit() { jit_active = jit_mode != JitMode::kOff && !builtins_redefined; }
+  // At a checkpoint (procedure entry, return into a procedure, loop head): runs cur_proto's
+  // machine code from pc if it has some there, compiling it first once it is hot. Returns the pc
+  // the interpreter goes on at, or null when the run ended at a barrier frame.
+  const Insn* checkpoint(const Insn* pc);
   std::unordered_map<uint64_t, Op> inline_ops;  // Primitive bits -> inline op
   Value raise_cell = kFalse;                     // GlobalCell of Scheme-level %raise
   SrcLoc last_raise_where;                       // call site of the latest raise (for non-conditions)

@@ -1,0 +1,26 @@
+// jit_code.hpp — the compiled-code object one Proto owns: where its machine code lives, the
+// native address of each entry point, and the GC-visible table of the heap constants that the
+// machine code embeds. Allocated by the collector; a finalizer returns the machine code to the
+// code allocator when the object (hence its Proto) is unreachable.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "core/value.hpp"
+
+namespace quasi {
+
+struct Proto;
+
+struct JitCode {
+  void* entry0;          // native address of instruction 0 (compiled calls jump here)
+  void** entries;        // per bytecode index: native address, or null if not an entry point
+  void* code;            // start of the machine code (owned; released by the finalizer)
+  size_t code_size;      // bytes
+  Value* constants;      // heap values the machine code refers to by address
+  int64_t nconstants;
+  Proto* proto;          // the code this was compiled from
+};
+
+}  // namespace quasi

@@ -1,0 +1,957 @@
+// x64_emit.cpp — x86-64 emission with asmjit: turns the steps of jit/lower.hpp into machine code
+// that runs on the VM's state (jit/jit.hpp explains the model), and owns the executable memory.
+//
+// Register use inside compiled code (the same in every compiled procedure, so code of one
+// procedure can jump into another's):
+//   rbx  VmImpl*            r12  R, the running frame (stack + fp)
+//   r13  the VM stack base   rax, rcx, rdx, rsi, rdi, r8-r11, xmm0-xmm1: scratch
+// Values live in the frame's slots, never only in a machine register across an instruction, so
+// the collector (which scans the VM stack) sees every value and any instruction can hand over to
+// the interpreter. The machine stack holds only the saved registers of jit_run's entry stub.
+#include <sys/mman.h>
+
+#include <asmjit/x86.h>
+#include <gc/gc.h>
+
+#include <cstddef>
+#include <cstring>
+#include <functional>
+#include <mutex>
+#include <vector>
+
+#include "core/numbers.hpp"
+#include "core/object.hpp"
+#include "jit/jit_code.hpp"
+#include "jit/lower.hpp"
+#include "jit/x64_emit.hpp"
+#include "vm/vm_impl.hpp"
+
+namespace quasi::jit {
+
+using namespace asmjit;
+using namespace asmjit::x86;
+
+// ---- executable memory ----------------------------------------------------------------------
+
+namespace {
+std::mutex& runtime_mutex() {
+  static std::mutex m;
+  return m;
+}
+JitRuntime& runtime() {
+  static JitRuntime* rt = new JitRuntime();  // never destroyed: finalizers may run at exit
+  return *rt;
+}
+
+// The collector calls this when a JitCode is unreachable: its Proto is gone, so no frame and no
+// closure can reach the machine code any more.
+void release_code(void* obj, void*) {
+  JitCode* jc = static_cast<JitCode*>(obj);
+  if (!jc->code) return;
+  std::lock_guard<std::mutex> lock(runtime_mutex());
+  runtime().release(jc->code);
+  jc->code = nullptr;
+}
+
+using EntryFn = const Insn* (*)(VmImpl* vm, void* target);
+
+// Offsets of the VM fields compiled code reads and writes. VmImpl is not standard-layout (it
+// holds containers), but its fields are at fixed offsets; GCC computes them correctly.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Winvalid-offsetof"
+constexpr int32_t kVmStack = int32_t(offsetof(VmImpl, stack));
+constexpr int32_t kVmFrames = int32_t(offsetof(VmImpl, frames));
+constexpr int32_t kVmFramesSoftLimit = int32_t(offsetof(VmImpl, frames_soft_limit));
+constexpr int32_t kVmStackSoftLimit = int32_t(offsetof(VmImpl, stack_soft_limit));
+constexpr int32_t kVmNframes = int32_t(offsetof(VmImpl, nframes));
+constexpr int32_t kVmFp = int32_t(offsetof(VmImpl, fp));
+constexpr int32_t kVmTop = int32_t(offsetof(VmImpl, top));
+constexpr int32_t kVmHighWater = int32_t(offsetof(VmImpl, high_water));
+constexpr int32_t kVmCurProto = int32_t(offsetof(VmImpl, cur_proto));
+constexpr int32_t kVmPoll = int32_t(offsetof(VmImpl, poll_countdown));
+constexpr int32_t kVmBarrierValue = int32_t(offsetof(VmImpl, barrier_value));
+#pragma GCC diagnostic pop
+static_assert(sizeof(std::atomic<int64_t>) == 8, "poll countdown is a plain quadword");
+constexpr int32_t kProtoNparams = int32_t(offsetof(Proto, nparams));
+constexpr int32_t kProtoHasRest = int32_t(offsetof(Proto, has_rest));
+constexpr int32_t kProtoNregs = int32_t(offsetof(Proto, nregs));
+constexpr int32_t kProtoCode = int32_t(offsetof(Proto, code));
+constexpr int32_t kProtoJit = int32_t(offsetof(Proto, jit));
+constexpr int32_t kJitEntry0 = int32_t(offsetof(JitCode, entry0));
+constexpr int32_t kJitEntries = int32_t(offsetof(JitCode, entries));
+constexpr int32_t kFramePc = int32_t(offsetof(Frame, pc));
+constexpr int32_t kFrameFp = int32_t(offsetof(Frame, fp));
+constexpr int32_t kFrameTop = int32_t(offsetof(Frame, top));
+constexpr int32_t kFrameDst = int32_t(offsetof(Frame, dst));
+constexpr int32_t kFrameProto = int32_t(offsetof(Frame, proto));
+constexpr int32_t kFrameSize = int32_t(sizeof(Frame));
+constexpr int32_t kClosureProto = int32_t(offsetof(Closure, proto));
+constexpr int32_t kClosureFree = int32_t(sizeof(Closure));
+constexpr int32_t kPairCar = int32_t(offsetof(Pair, car));
+constexpr int32_t kPairCdr = int32_t(offsetof(Pair, cdr));
+constexpr int32_t kBoxValue = int32_t(offsetof(Box, value));
+constexpr int32_t kCellValue = int32_t(offsetof(GlobalCell, value));
+constexpr int32_t kFlonumValue = int32_t(offsetof(Flonum, d));
+constexpr int32_t kVectorItems = int32_t(sizeof(Vector));
+static_assert(sizeof(Insn) == 8, "entries[] is indexed by the byte offset of an instruction");
+
+// The stub every native run starts in: saves the callee-saved registers, loads the VM registers
+// and jumps to the target. Each compiled procedure ends the run with the mirror-image epilogue.
+void emit_prologue(Assembler& a) {
+  a.push(rbp);
+  a.push(rbx);
+  a.push(r12);
+  a.push(r13);
+  a.push(r14);
+  a.push(r15);
+  a.sub(rsp, 8);  // 16-byte alignment for calls into the runtime
+  a.mov(rbx, rdi);
+  a.mov(r13, qword_ptr(rbx, kVmStack));
+  a.mov(rax, qword_ptr(rbx, kVmFp));
+  a.lea(r12, ptr(r13, rax, 3));
+  a.jmp(rsi);
+}
+void emit_epilogue(Assembler& a) {
+  a.add(rsp, 8);
+  a.pop(r15);
+  a.pop(r14);
+  a.pop(r13);
+  a.pop(r12);
+  a.pop(rbx);
+  a.pop(rbp);
+  a.ret();
+}
+
+EntryFn entry_stub() {
+  static EntryFn fn = [] {
+    CodeHolder code;
+    code.init(runtime().environment());
+    Assembler a(&code);
+    emit_prologue(a);
+    EntryFn f = nullptr;
+    std::lock_guard<std::mutex> lock(runtime_mutex());
+    if (runtime().add(&f, &code) != kErrorOk) return EntryFn(nullptr);
+    return f;
+  }();
+  return fn;
+}
+
+// ---- runtime routines called by compiled code -----------------------------------------------
+// None of them lets a C++ exception out (it could not unwind through machine code): a failure
+// returns 0, which is never a Value, and the compiled code hands the instruction over to the
+// interpreter, which repeats it and reports the error exactly as it always does.
+
+enum ArithOp : uint64_t { kOpAdd, kOpSub, kOpMul, kOpLt, kOpLe, kOpGt, kOpGe, kOpNumEq, kOpZero };
+
+uint64_t rt_arith(uint64_t op, uint64_t xb, uint64_t yb) noexcept {
+  try {
+    Value x{xb}, y{yb};
+    switch (ArithOp(op)) {
+      case kOpAdd: return num_add(x, y).bits;
+      case kOpSub: return num_sub(x, y).bits;
+      case kOpMul: return num_mul(x, y).bits;
+      case kOpLt: return make_bool(num_lt(x, y)).bits;
+      case kOpLe: return make_bool(num_le(x, y)).bits;
+      case kOpGt: return make_bool(num_gt(x, y)).bits;
+      case kOpGe: return make_bool(num_ge(x, y)).bits;
+      case kOpNumEq: return make_bool(num_eq(x, y)).bits;
+      case kOpZero:
+        if (!is_number(x)) return 0;
+        return make_bool(is_flonum(x) ? flonum_value(x) == 0.0 : num_eq(x, make_fixnum(0))).bits;
+    }
+  } catch (...) {
+  }
+  return 0;
+}
+uint64_t rt_cons(uint64_t a, uint64_t d) noexcept {
+  try {
+    return cons(Value{a}, Value{d}).bits;
+  } catch (...) {
+    return 0;
+  }
+}
+uint64_t rt_box(uint64_t v) noexcept {
+  try {
+    return make_box(Value{v}).bits;
+  } catch (...) {
+    return 0;
+  }
+}
+uint64_t rt_flonum(double d) noexcept {
+  try {
+    return make_flonum(d).bits;
+  } catch (...) {
+    return 0;
+  }
+}
+uint64_t rt_closure(Proto* p, Value* R) noexcept {
+  try {
+    Value cv = make_closure(p, p->ncaptures);
+    Closure* c = cv.as<Closure>();
+    Value* self_free = p->ncaptures ? R[0].as<Closure>()->free() : nullptr;
+    for (int32_t k = 0; k < p->ncaptures; k++) {
+      Capture cap = p->captures[k];
+      c->free()[k] = cap.from_free ? self_free[cap.index] : R[cap.index];
+    }
+    return cv.bits;
+  } catch (...) {
+    return 0;
+  }
+}
+
+// ---- the emitter ----------------------------------------------------------------------------
+
+class Emitter {
+ public:
+  Emitter(Assembler& a, const Proto* p, const LoweredProc& lp, std::vector<Value>* constants)
+      : a_(a), p_(p), lp_(lp), constants_(constants) {}
+
+  void emit() {
+    labels_.resize(size_t(p_->ncode) + 1);
+    for (size_t i = 0; i < labels_.size(); i++)
+      if (lp_.label[i]) labels_[i] = a_.newLabel();
+    epilogue_ = a_.newLabel();
+    for (const Step& s : lp_.steps) {
+      if (lp_.label[size_t(s.index)]) a_.bind(labels_[size_t(s.index)]);
+      step(s);
+    }
+    if (lp_.label[size_t(p_->ncode)]) {
+      a_.bind(labels_[size_t(p_->ncode)]);
+      exit_to(p_->ncode);
+    }
+    // Out-of-line slow paths, then the exits to the interpreter (one per instruction that has
+    // one), then the epilogue.
+    for (auto& sp : slow_paths_) {
+      a_.bind(sp.label);
+      sp.emit();
+    }
+    for (auto& [index, label] : exits_) {
+      a_.bind(label);
+      a_.mov(rax, imm(reinterpret_cast<uint64_t>(p_->code + index)));
+      a_.jmp(epilogue_);
+    }
+    a_.bind(epilogue_);
+    emit_epilogue(a_);
+  }
+
+  const std::vector<Label>& labels() const { return labels_; }
+
+ private:
+  struct SlowPath {
+    Label label;
+    std::function<void()> emit;
+  };
+
+  Assembler& a_;
+  const Proto* p_;
+  const LoweredProc& lp_;
+  std::vector<Value>* constants_;
+  std::vector<Label> labels_;
+  Label epilogue_;
+  std::vector<std::pair<int32_t, Label>> exits_;
+  std::vector<SlowPath> slow_paths_;
+
+  static Mem R(int reg) { return qword_ptr(r12, int32_t(reg) * 8); }
+
+  // The label that hands bytecode instruction `index` to the interpreter.
+  Label exit_label(int32_t index) {
+    for (auto& e : exits_)
+      if (e.first == index) return e.second;
+    Label l = a_.newLabel();
+    exits_.emplace_back(index, l);
+    return l;
+  }
+  void exit_to(int32_t index) { a_.jmp(exit_label(index)); }
+
+  Label slow_path(std::function<void()> body) {
+    Label l = a_.newLabel();
+    slow_paths_.push_back(SlowPath{l, std::move(body)});
+    return l;
+  }
+
+  void load_constant(const Gp& dst, Value v) {
+    if (v.is_ptr()) constants_->push_back(v);
+    a_.mov(dst, imm(v.bits));
+  }
+
+  void call_runtime(const void* fn) {
+    a_.mov(rax, imm(reinterpret_cast<uint64_t>(fn)));
+    a_.call(rax);
+  }
+
+  // eax = kTrue when the condition holds, else kFalse (kFalse = 6, kTrue = 14).
+  void bool_from_flags(CondCode cc, const Gp& dst32) {
+    a_.set(cc, dl);
+    a_.movzx(dst32, dl);
+    a_.shl(dst32, 3);
+    a_.add(dst32, 6);
+  }
+
+  // Jumps to `target` when the value in `reg` is not a heap object of `type`.
+  void check_type(const Gp& reg, Type type, const Label& otherwise) {
+    a_.test(reg.r8(), 7);
+    a_.jnz(otherwise);
+    a_.cmp(byte_ptr(reg), uint8_t(type));
+    a_.jne(otherwise);
+  }
+
+  // A poll point: one decrement; at zero the interpreter polls (and counts again).
+  void poll(int32_t index) {
+    a_.sub(qword_ptr(rbx, kVmPoll), 1);
+    a_.jle(exit_label(index));
+  }
+
+  void step(const Step& s) {
+    switch (s.op) {
+      case Op::kMove:
+        a_.mov(rax, R(s.b));
+        a_.mov(R(s.a), rax);
+        return;
+      case Op::kConst:
+        load_constant(rax, p_->consts[s.b]);
+        a_.mov(R(s.a), rax);
+        return;
+      case Op::kGlobalRef:
+        load_constant(rcx, p_->consts[s.b]);
+        a_.mov(rax, qword_ptr(rcx, kCellValue));
+        a_.cmp(rax, int32_t(kUnbound.bits));
+        a_.je(exit_label(s.index));
+        a_.mov(R(s.a), rax);
+        return;
+      case Op::kGlobalSet:
+      case Op::kGlobalDef:
+        load_constant(rcx, p_->consts[s.b]);
+        a_.test(qword_ptr(rcx), int32_t(kInlinedCell | kWatchedCell));
+        a_.jnz(exit_label(s.index));
+        if (s.op == Op::kGlobalSet) {
+          a_.cmp(qword_ptr(rcx, kCellValue), int32_t(kUnbound.bits));
+          a_.je(exit_label(s.index));
+        }
+        a_.mov(rax, R(s.a));
+        a_.mov(qword_ptr(rcx, kCellValue), rax);
+        return;
+      case Op::kFree:
+        a_.mov(rax, R(0));
+        a_.mov(rax, qword_ptr(rax, kClosureFree + int32_t(s.b) * 8));
+        a_.mov(R(s.a), rax);
+        return;
+      case Op::kFreeUnbox:
+        a_.mov(rax, R(0));
+        a_.mov(rax, qword_ptr(rax, kClosureFree + int32_t(s.b) * 8));
+        a_.mov(rax, qword_ptr(rax, kBoxValue));
+        a_.mov(R(s.a), rax);
+        return;
+      case Op::kBox:
+        a_.mov(rdi, R(s.a));
+        call_runtime(reinterpret_cast<const void*>(&rt_box));
+        a_.test(rax, rax);
+        a_.jz(exit_label(s.index));
+        a_.mov(R(s.a), rax);
+        return;
+      case Op::kUnbox:
+        a_.mov(rax, R(s.b));
+        a_.mov(rax, qword_ptr(rax, kBoxValue));
+        a_.mov(R(s.a), rax);
+        return;
+      case Op::kSetBox:
+        a_.mov(rax, R(s.a));
+        a_.mov(rcx, R(s.b));
+        a_.mov(qword_ptr(rax, kBoxValue), rcx);
+        return;
+      case Op::kClosure: {
+        Value proto = p_->consts[s.b];
+        constants_->push_back(proto);
+        a_.mov(rdi, imm(proto.bits));
+        a_.mov(rsi, r12);
+        call_runtime(reinterpret_cast<const void*>(&rt_closure));
+        a_.test(rax, rax);
+        a_.jz(exit_label(s.index));
+        a_.mov(R(s.a), rax);
+        return;
+      }
+      case Op::kFixClosure:
+        a_.mov(rax, R(s.a));
+        a_.mov(rcx, R(s.c));
+        a_.mov(qword_ptr(rax, kClosureFree + int32_t(s.b) * 8), rcx);
+        return;
+      case Op::kJump:
+        if (s.backward) poll(s.index);
+        jump_to(s.target);
+        return;
+      case Op::kJumpIfFalse:
+        a_.cmp(R(s.a), int32_t(kFalse.bits));
+        a_.je(labels_[size_t(s.target)]);
+        return;
+      case Op::kCall:
+        call(s);
+        return;
+      case Op::kTailCall:
+        tail_call(s);
+        return;
+      case Op::kReturn:
+        a_.mov(rax, R(s.a));
+        emit_return();
+        return;
+      case Op::kCheckBound:
+        a_.cmp(R(s.a), int32_t(kUnbound.bits));
+        a_.je(exit_label(s.index));
+        return;
+      case Op::kAdd:
+      case Op::kSub:
+      case Op::kMul:
+        arith(s, R(s.c), false);
+        return;
+      case Op::kAddI:
+      case Op::kSubI:
+        arith(s, Mem(), true);
+        return;
+      case Op::kLt:
+      case Op::kLe:
+      case Op::kGt:
+      case Op::kGe:
+      case Op::kNumEq:
+        compare_value(s);
+        return;
+      case Op::kEq:
+        a_.mov(rax, R(s.b));
+        a_.cmp(rax, R(s.c));
+        bool_from_flags(CondCode::kE, eax);
+        a_.mov(R(s.a), rax);
+        return;
+      case Op::kCar:
+      case Op::kCdr:
+        a_.mov(rax, R(s.b));
+        check_type(rax, Type::Pair, exit_label(s.index));
+        a_.mov(rax, qword_ptr(rax, s.op == Op::kCar ? kPairCar : kPairCdr));
+        a_.mov(R(s.a), rax);
+        return;
+      case Op::kCons:
+        a_.mov(rdi, R(s.b));
+        a_.mov(rsi, R(s.c));
+        call_runtime(reinterpret_cast<const void*>(&rt_cons));
+        a_.test(rax, rax);
+        a_.jz(exit_label(s.index));
+        a_.mov(R(s.a), rax);
+        return;
+      case Op::kNullP:
+        a_.cmp(R(s.b), int32_t(kNil.bits));
+        bool_from_flags(CondCode::kE, eax);
+        a_.mov(R(s.a), rax);
+        return;
+      case Op::kNot:
+        a_.cmp(R(s.b), int32_t(kFalse.bits));
+        bool_from_flags(CondCode::kE, eax);
+        a_.mov(R(s.a), rax);
+        return;
+      case Op::kPairP: {
+        Label no = a_.newLabel(), done = a_.newLabel();
+        a_.mov(rcx, R(s.b));
+        a_.mov(eax, int32_t(kFalse.bits));
+        check_type(rcx, Type::Pair, no);
+        a_.mov(eax, int32_t(kTrue.bits));
+        a_.bind(no);
+        a_.mov(R(s.a), rax);
+        a_.bind(done);
+        return;
+      }
+      case Op::kZeroP: {
+        Label slow = a_.newLabel(), done = a_.newLabel();
+        a_.mov(rax, R(s.b));
+        a_.test(al, 1);
+        a_.jz(slow);
+        a_.cmp(rax, int32_t(make_fixnum(0).bits));
+        bool_from_flags(CondCode::kE, eax);
+        a_.mov(R(s.a), rax);
+        a_.bind(done);
+        int32_t index = s.index, dst = s.a;
+        Label exit = exit_label(index);
+        slow_paths_.push_back(SlowPath{slow, [this, exit, dst, done] {
+          a_.mov(edi, int32_t(kOpZero));
+          a_.mov(rsi, rax);
+          a_.xor_(edx, edx);
+          call_runtime(reinterpret_cast<const void*>(&rt_arith));
+          a_.test(rax, rax);
+          a_.jz(exit);
+          a_.mov(R(dst), rax);
+          a_.jmp(done);
+        }});
+        return;
+      }
+      case Op::kVectorRef:
+      case Op::kVectorSet: {
+        Label exit = exit_label(s.index);
+        bool set = s.op == Op::kVectorSet;
+        a_.mov(rax, R(set ? s.a : s.b));
+        a_.mov(rcx, R(set ? s.b : s.c));
+        check_type(rax, Type::Vector, exit);
+        if (set) {
+          a_.test(qword_ptr(rax), int32_t(kImmutable));
+          a_.jnz(exit);
+        }
+        a_.test(cl, 1);
+        a_.jz(exit);
+        a_.sar(rcx, 1);
+        a_.mov(rdx, qword_ptr(rax));
+        a_.shr(rdx, 16);
+        a_.cmp(rcx, rdx);
+        a_.jae(exit);  // unsigned: negative indexes too
+        if (set) {
+          a_.mov(rdx, R(s.c));
+          a_.mov(ptr(rax, rcx, 3, kVectorItems), rdx);
+        } else {
+          a_.mov(rax, ptr(rax, rcx, 3, kVectorItems));
+          a_.mov(R(s.a), rax);
+        }
+        return;
+      }
+      case Op::kBrLt:
+      case Op::kBrLe:
+      case Op::kBrGt:
+      case Op::kBrGe:
+      case Op::kBrNumEq:
+      case Op::kBrLtI:
+      case Op::kBrLeI:
+      case Op::kBrGtI:
+      case Op::kBrGeI:
+      case Op::kBrNumEqI:
+        compare_branch(s);
+        return;
+      case Op::kBrEq:
+        a_.mov(rax, R(s.a));
+        a_.cmp(rax, R(s.b));
+        a_.jne(labels_[size_t(s.target)]);
+        return;
+      case Op::kBrNull:
+        a_.cmp(R(s.a), int32_t(kNil.bits));
+        a_.jne(labels_[size_t(s.target)]);
+        return;
+      case Op::kBrNot:
+        a_.cmp(R(s.a), int32_t(kFalse.bits));
+        a_.jne(labels_[size_t(s.target)]);
+        return;
+      case Op::kBrPair:
+        a_.mov(rax, R(s.a));
+        check_type(rax, Type::Pair, labels_[size_t(s.target)]);
+        return;
+      case Op::kBrZero: {
+        Label slow = a_.newLabel(), done = a_.newLabel();
+        Label target = labels_[size_t(s.target)];
+        a_.mov(rax, R(s.a));
+        a_.test(al, 1);
+        a_.jz(slow);
+        a_.cmp(rax, int32_t(make_fixnum(0).bits));
+        a_.jne(target);
+        a_.bind(done);
+        Label exit = exit_label(s.index);
+        slow_paths_.push_back(SlowPath{slow, [this, exit, target, done] {
+          a_.mov(edi, int32_t(kOpZero));
+          a_.mov(rsi, rax);
+          a_.xor_(edx, edx);
+          call_runtime(reinterpret_cast<const void*>(&rt_arith));
+          a_.test(rax, rax);
+          a_.jz(exit);
+          a_.cmp(rax, int32_t(kFalse.bits));
+          a_.je(target);
+          a_.jmp(done);
+        }});
+        return;
+      }
+      case Op::kCount:
+        exit_to(s.index);
+        return;
+    }
+    exit_to(s.index);
+  }
+
+  void jump_to(int32_t target) { a_.jmp(labels_[size_t(target)]); }
+
+  // ---- arithmetic and comparisons ----
+
+  static ArithOp arith_op(Op op) {
+    switch (op) {
+      case Op::kAdd: case Op::kAddI: return kOpAdd;
+      case Op::kSub: case Op::kSubI: return kOpSub;
+      case Op::kMul: return kOpMul;
+      case Op::kLt: case Op::kBrLt: case Op::kBrLtI: return kOpLt;
+      case Op::kLe: case Op::kBrLe: case Op::kBrLeI: return kOpLe;
+      case Op::kGt: case Op::kBrGt: case Op::kBrGtI: return kOpGt;
+      case Op::kGe: case Op::kBrGe: case Op::kBrGeI: return kOpGe;
+      default: return kOpNumEq;
+    }
+  }
+  static ArithOp mirror(ArithOp op) {
+    switch (op) {
+      case kOpLt: return kOpGt;
+      case kOpLe: return kOpGe;
+      case kOpGt: return kOpLt;
+      case kOpGe: return kOpLe;
+      default: return op;
+    }
+  }
+  static CondCode fixnum_cond(ArithOp op) {
+    switch (op) {
+      case kOpLt: return CondCode::kL;
+      case kOpLe: return CondCode::kLE;
+      case kOpGt: return CondCode::kG;
+      case kOpGe: return CondCode::kGE;
+      default: return CondCode::kE;
+    }
+  }
+
+  // Both operands flonums (rax, rcx hold them): xmm0 = x, xmm1 = y; jumps to `otherwise` if not.
+  void load_flonums(const Label& otherwise) {
+    check_type(rax, Type::Flonum, otherwise);
+    check_type(rcx, Type::Flonum, otherwise);
+    a_.movsd(xmm0, qword_ptr(rax, kFlonumValue));
+    a_.movsd(xmm1, qword_ptr(rcx, kFlonumValue));
+  }
+
+  // R[a] = x op y for + - * (immediate: y is the step's imm). Fixnums inline with an overflow
+  // check; two flonums in SSE registers; anything else through the generic routine.
+  void arith(const Step& s, Mem ym, bool immediate) {
+    ArithOp op = arith_op(s.op);
+    Label slow = a_.newLabel(), done = a_.newLabel();
+    a_.mov(rax, R(s.b));
+    if (immediate) {
+      a_.test(al, 1);
+      a_.jz(slow);
+      a_.mov(rdx, rax);
+      if (op == kOpAdd) a_.add(rdx, int32_t(s.imm * 2));
+      else a_.sub(rdx, int32_t(s.imm * 2));
+      a_.jo(slow);
+    } else {
+      a_.mov(rcx, ym);
+      a_.mov(edx, eax);
+      a_.and_(edx, ecx);
+      a_.test(dl, 1);
+      a_.jz(slow);
+      a_.lea(rsi, ptr(rcx, -1));  // y's bits without the tag: 2y
+      a_.mov(rdx, rax);
+      if (op == kOpAdd) {
+        a_.add(rdx, rsi);
+      } else if (op == kOpSub) {
+        a_.sub(rdx, rsi);
+      } else {
+        a_.sar(rdx, 1);
+        a_.imul(rdx, rsi);
+      }
+      a_.jo(slow);
+      if (op == kOpMul) a_.or_(rdx, 1);
+    }
+    a_.mov(R(s.a), rdx);
+    a_.bind(done);
+
+    Label exit = exit_label(s.index);
+    int32_t dst = s.a, xreg = s.b, yreg = s.c;
+    int64_t imm_value = s.imm;
+    slow_paths_.push_back(SlowPath{slow, [=, this] {
+      a_.mov(rax, R(xreg));
+      if (immediate) a_.mov(rcx, imm(make_fixnum(imm_value).bits));
+      else a_.mov(rcx, R(yreg));
+      Label generic = a_.newLabel();
+      load_flonums(generic);
+      if (op == kOpAdd) a_.addsd(xmm0, xmm1);
+      else if (op == kOpSub) a_.subsd(xmm0, xmm1);
+      else a_.mulsd(xmm0, xmm1);
+      call_runtime(reinterpret_cast<const void*>(&rt_flonum));
+      a_.test(rax, rax);
+      a_.jz(exit);
+      a_.mov(R(dst), rax);
+      a_.jmp(done);
+      a_.bind(generic);
+      a_.mov(edi, int32_t(op));
+      a_.mov(rsi, rax);
+      a_.mov(rdx, rcx);
+      call_runtime(reinterpret_cast<const void*>(&rt_arith));
+      a_.test(rax, rax);
+      a_.jz(exit);
+      a_.mov(R(dst), rax);
+      a_.jmp(done);
+    }});
+  }
+
+  // Flags for a flonum comparison x op y (xmm0, xmm1) such that `cc` holds exactly when the
+  // comparison is true; NaN makes every comparison false.
+  CondCode flonum_compare(ArithOp op) {
+    switch (op) {
+      case kOpLt: a_.ucomisd(xmm1, xmm0); return CondCode::kA;   // y > x
+      case kOpLe: a_.ucomisd(xmm1, xmm0); return CondCode::kAE;  // y >= x
+      case kOpGt: a_.ucomisd(xmm0, xmm1); return CondCode::kA;
+      case kOpGe: a_.ucomisd(xmm0, xmm1); return CondCode::kAE;
+      default: return CondCode::kE;  // handled by the caller (needs the parity flag)
+    }
+  }
+
+  // R[a] = (op R[b] R[c]) as a boolean.
+  void compare_value(const Step& s) {
+    ArithOp op = arith_op(s.op);
+    Label slow = a_.newLabel(), done = a_.newLabel();
+    a_.mov(rax, R(s.b));
+    a_.mov(rcx, R(s.c));
+    a_.mov(edx, eax);
+    a_.and_(edx, ecx);
+    a_.test(dl, 1);
+    a_.jz(slow);
+    a_.cmp(rax, rcx);
+    bool_from_flags(fixnum_cond(op), eax);
+    a_.mov(R(s.a), rax);
+    a_.bind(done);
+    Label exit = exit_label(s.index);
+    int32_t dst = s.a;
+    slow_paths_.push_back(SlowPath{slow, [=, this] {
+      a_.mov(edi, int32_t(op));
+      a_.mov(rsi, rax);
+      a_.mov(rdx, rcx);
+      call_runtime(reinterpret_cast<const void*>(&rt_arith));
+      a_.test(rax, rax);
+      a_.jz(exit);
+      a_.mov(R(dst), rax);
+      a_.jmp(done);
+    }});
+  }
+
+  // Fused compare-and-branch: falls through when (op x y) holds, else jumps to the target.
+  void compare_branch(const Step& s) {
+    ArithOp op = arith_op(s.op);
+    bool immediate = s.op >= Op::kBrLtI;
+    Label target = labels_[size_t(s.target)];
+    Label slow = a_.newLabel(), done = a_.newLabel();
+    a_.mov(rax, R(s.a));
+    if (immediate) {
+      a_.mov(rcx, imm(make_fixnum(s.imm).bits));
+      a_.test(al, 1);
+    } else {
+      a_.mov(rcx, R(s.b));
+      a_.mov(edx, eax);
+      a_.and_(edx, ecx);
+      a_.test(dl, 1);
+    }
+    a_.jz(slow);
+    a_.cmp(rax, rcx);
+    a_.j(negate(fixnum_cond(op)), target);
+    a_.bind(done);
+
+    Label exit = exit_label(s.index);
+    // The interpreter's slow path for a swapped immediate test calls the mirrored procedure with
+    // the operands in the program's order; the result is the same, so flonums and the generic
+    // routine below need not care, and an error goes to the interpreter anyway.
+    ArithOp call_op = s.swapped ? mirror(op) : op;
+    bool swap_args = s.swapped;
+    slow_paths_.push_back(SlowPath{slow, [=, this] {
+      Label generic = a_.newLabel();
+      load_flonums(generic);
+      if (op == kOpNumEq) {
+        a_.ucomisd(xmm0, xmm1);
+        a_.jp(target);   // NaN: not equal
+        a_.jne(target);
+      } else {
+        CondCode cc = flonum_compare(op);
+        a_.j(negate(cc), target);
+      }
+      a_.jmp(done);
+      a_.bind(generic);
+      a_.mov(edi, int32_t(call_op));
+      if (swap_args) {
+        a_.mov(rsi, rcx);
+        a_.mov(rdx, rax);
+      } else {
+        a_.mov(rsi, rax);
+        a_.mov(rdx, rcx);
+      }
+      call_runtime(reinterpret_cast<const void*>(&rt_arith));
+      a_.test(rax, rax);
+      a_.jz(exit);
+      a_.cmp(rax, int32_t(kFalse.bits));
+      a_.je(target);
+      a_.jmp(done);
+    }});
+  }
+
+  static CondCode negate(CondCode cc) { return x86::negateCond(cc); }
+
+  // ---- calls and returns ----
+
+  // rax = the callee (R[a]); on success leaves rsi = its Proto, rdx = its JitCode. Anything but
+  // a compiled closure of fixed arity taking `argc` arguments goes to the interpreter.
+  void check_compiled_callee(const Step& s, const Label& exit) {
+    a_.mov(rax, R(s.a));
+    check_type(rax, Type::Closure, exit);
+    a_.mov(rsi, qword_ptr(rax, kClosureProto));
+    a_.cmp(dword_ptr(rsi, kProtoNparams), int32_t(s.b));
+    a_.jne(exit);
+    a_.cmp(byte_ptr(rsi, kProtoHasRest), 0);
+    a_.jne(exit);
+    a_.mov(rdx, qword_ptr(rsi, kProtoJit));
+    a_.test(rdx, rdx);
+    a_.jz(exit);
+  }
+
+  void call(const Step& s) {
+    Label exit = exit_label(s.index);
+    poll(s.index);
+    check_compiled_callee(s, exit);
+    // Room for the callee's frame and one more VM frame (the interpreter's limits).
+    a_.movsxd(rcx, dword_ptr(rsi, kProtoNregs));
+    a_.mov(rdi, qword_ptr(rbx, kVmFp));
+    a_.lea(r8, ptr(rdi, int32_t(s.a)));  // the callee's fp
+    a_.lea(r9, ptr(r8, rcx, 0, 1));      // its top + 1
+    a_.cmp(r9, qword_ptr(rbx, kVmStackSoftLimit));
+    a_.jg(exit);
+    a_.mov(r10, qword_ptr(rbx, kVmNframes));
+    a_.cmp(r10, qword_ptr(rbx, kVmFramesSoftLimit));
+    a_.jge(exit);
+    Label no_raise = a_.newLabel();
+    a_.cmp(r9, qword_ptr(rbx, kVmHighWater));
+    a_.jle(no_raise);
+    a_.mov(qword_ptr(rbx, kVmHighWater), r9);
+    a_.bind(no_raise);
+    // Push the return frame: Frame{pc + 1, fp, top, a, cur_proto}.
+    a_.lea(r11, ptr(r10, 1));
+    a_.mov(qword_ptr(rbx, kVmNframes), r11);
+    a_.imul(r10, r10, kFrameSize);
+    a_.add(r10, qword_ptr(rbx, kVmFrames));
+    a_.mov(r11, imm(reinterpret_cast<uint64_t>(p_->code + s.index + 1)));
+    a_.mov(qword_ptr(r10, kFramePc), r11);
+    a_.mov(qword_ptr(r10, kFrameFp), rdi);
+    a_.mov(r11, qword_ptr(rbx, kVmTop));
+    a_.mov(qword_ptr(r10, kFrameTop), r11);
+    a_.mov(qword_ptr(r10, kFrameDst), int32_t(s.a));
+    a_.mov(r11, qword_ptr(rbx, kVmCurProto));
+    a_.mov(qword_ptr(r10, kFrameProto), r11);
+    // Switch to the callee.
+    a_.mov(qword_ptr(rbx, kVmFp), r8);
+    a_.lea(r9, ptr(r8, rcx));
+    a_.mov(qword_ptr(rbx, kVmTop), r9);
+    a_.mov(qword_ptr(rbx, kVmCurProto), rsi);
+    a_.lea(r12, ptr(r12, int32_t(s.a) * 8));
+    a_.jmp(qword_ptr(rdx, kJitEntry0));
+  }
+
+  void tail_call(const Step& s) {
+    Label exit = exit_label(s.index);
+    poll(s.index);
+    check_compiled_callee(s, exit);
+    a_.movsxd(rcx, dword_ptr(rsi, kProtoNregs));
+    a_.mov(rdi, qword_ptr(rbx, kVmFp));
+    a_.lea(r9, ptr(rdi, rcx, 0, 1));
+    a_.cmp(r9, qword_ptr(rbx, kVmStackSoftLimit));
+    a_.jg(exit);
+    Label no_raise = a_.newLabel();
+    a_.cmp(r9, qword_ptr(rbx, kVmHighWater));
+    a_.jle(no_raise);
+    a_.mov(qword_ptr(rbx, kVmHighWater), r9);
+    a_.bind(no_raise);
+    // The arguments move down to R[0..argc]: a forward copy is safe (a >= 1).
+    for (int k = 0; k <= s.b; k++) {
+      a_.mov(r8, R(s.a + k));
+      a_.mov(R(k), r8);
+    }
+    a_.lea(r9, ptr(rdi, rcx));
+    a_.mov(qword_ptr(rbx, kVmTop), r9);
+    a_.mov(qword_ptr(rbx, kVmCurProto), rsi);
+    // A self tail call is a jump within this code.
+    Label other = a_.newLabel();
+    a_.mov(r8, imm(reinterpret_cast<uint64_t>(p_)));
+    a_.cmp(rsi, r8);
+    a_.jne(other);
+    a_.jmp(labels_[0]);
+    a_.bind(other);
+    a_.jmp(qword_ptr(rdx, kJitEntry0));
+  }
+
+  // Returns rax to the caller: pops the VM frame, and jumps to the caller's machine code at the
+  // return point, or hands the caller's pc to the interpreter, or ends the run at a barrier.
+  void emit_return() {
+    Label barrier = a_.newLabel(), interpreted = a_.newLabel();
+    a_.mov(rcx, qword_ptr(rbx, kVmNframes));
+    a_.sub(rcx, 1);
+    a_.mov(qword_ptr(rbx, kVmNframes), rcx);
+    a_.imul(rcx, rcx, kFrameSize);
+    a_.add(rcx, qword_ptr(rbx, kVmFrames));
+    a_.mov(rdx, qword_ptr(rcx, kFrameFp));
+    a_.mov(qword_ptr(rbx, kVmFp), rdx);
+    a_.mov(rsi, qword_ptr(rcx, kFrameTop));
+    a_.mov(qword_ptr(rbx, kVmTop), rsi);
+    a_.mov(rsi, qword_ptr(rcx, kFrameProto));
+    a_.mov(qword_ptr(rbx, kVmCurProto), rsi);
+    a_.mov(rdi, qword_ptr(rcx, kFramePc));
+    a_.test(rdi, rdi);
+    a_.jz(barrier);
+    a_.lea(r12, ptr(r13, rdx, 3));
+    a_.mov(rdx, qword_ptr(rcx, kFrameDst));
+    a_.mov(ptr(r12, rdx, 3), rax);
+    a_.mov(rdx, qword_ptr(rsi, kProtoJit));
+    a_.test(rdx, rdx);
+    a_.jz(interpreted);
+    a_.mov(r8, rdi);
+    a_.sub(r8, qword_ptr(rsi, kProtoCode));  // byte offset = index * 8
+    a_.mov(rdx, qword_ptr(rdx, kJitEntries));
+    a_.mov(rdx, ptr(rdx, r8));
+    a_.test(rdx, rdx);
+    a_.jz(interpreted);
+    a_.jmp(rdx);
+    a_.bind(interpreted);
+    a_.mov(rax, rdi);
+    a_.jmp(epilogue_);
+    a_.bind(barrier);
+    a_.mov(qword_ptr(rbx, kVmBarrierValue), rax);
+    a_.xor_(eax, eax);
+    a_.jmp(epilogue_);
+  }
+};
+
+}  // namespace
+
+// ---- public to lib/jit ------------------------------------------------------------------------
+
+JitCode* emit_x64(const Proto* p, const LoweredProc& lp, std::string* listing, std::string* why) {
+  CodeHolder code;
+  code.init(runtime().environment());
+  StringLogger logger;
+  if (listing) {
+    logger.addFlags(FormatFlags::kMachineCode);
+    code.setLogger(&logger);
+  }
+  Assembler a(&code);
+  std::vector<Value> constants;
+  Emitter e(a, p, lp, &constants);
+  e.emit();
+  if (listing) {
+    *listing = logger.data();
+    return nullptr;
+  }
+
+  void* fn = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(runtime_mutex());
+    if (Error err = runtime().add(&fn, &code); err != kErrorOk) {
+      *why = DebugUtils::errorAsString(err);
+      return nullptr;
+    }
+  }
+  JitCode* jc = static_cast<JitCode*>(GC_MALLOC(sizeof(JitCode)));
+  jc->code = fn;
+  jc->code_size = code.codeSize();
+  jc->proto = const_cast<Proto*>(p);
+  jc->nconstants = int64_t(constants.size());
+  jc->constants = static_cast<Value*>(GC_MALLOC(sizeof(Value) * (constants.size() + 1)));
+  std::copy(constants.begin(), constants.end(), jc->constants);
+  jc->entries = static_cast<void**>(GC_MALLOC_ATOMIC(sizeof(void*) * (size_t(p->ncode) + 1)));
+  std::memset(jc->entries, 0, sizeof(void*) * (size_t(p->ncode) + 1));
+  const std::vector<Label>& labels = e.labels();
+  for (size_t i = 0; i < lp.entry.size(); i++)
+    if (lp.entry[i] && labels[i].isValid())
+      jc->entries[i] = static_cast<uint8_t*>(fn) + code.labelOffsetFromBase(labels[i]);
+  jc->entry0 = jc->entries[0];
+  GC_REGISTER_FINALIZER_NO_ORDER(jc, release_code, nullptr, nullptr, nullptr);
+  return jc;
+}
+
+const Insn* run_x64(VmImpl& vm, void* target) {
+  EntryFn enter = entry_stub();
+  return enter(&vm, target);
+}
+
+bool x64_available() { return entry_stub() != nullptr; }
+
+}  // namespace quasi::jit
