@@ -323,6 +323,8 @@ bridge::EngineConfig config_of(const Engine::Options& o) {
   c.step_limit = o.step_limit;
   c.time_limit_ns = int64_t(o.time_limit.count()) * 1000000;
   c.alloc_limit = o.memory_limit;
+  c.jit_mode = o.jit == Engine::Options::Jit::kDefault ? -1 : int(o.jit) - 1;
+  c.jit_log = o.jit_log;
   return c;
 }
 }  // namespace

@@ -307,6 +307,8 @@ Engine* create_engine(const EngineConfig& config) {
   e->config = config;
   e->impl = std::make_unique<VmImpl>(&e->vm);
   e->vm.impl = e->impl.get();
+  if (config.jit_mode >= 0) e->impl->set_jit_mode(JitMode(config.jit_mode));
+  if (config.jit_log) set_jit_log(true);
   e->vm.pass_options = &e->pass_options;
   Environment* core = make_environment(list({intern("quasi"), intern("core")}));
   e->vm.core_env = core;

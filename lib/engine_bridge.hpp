@@ -36,6 +36,8 @@ struct EngineConfig {
   uint64_t step_limit = 0;        // per outermost evaluation; 0 = none
   int64_t time_limit_ns = 0;
   uint64_t alloc_limit = 0;
+  int jit_mode = -1;              // -1: the process default (QUASI_JIT); else a JitMode
+  bool jit_log = false;           // report compilations on stderr (process-wide)
 };
 
 Engine* create_engine(const EngineConfig& config = EngineConfig{});

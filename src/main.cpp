@@ -6,6 +6,7 @@
 //   quasi - [ARGS...]         run the script read from standard input
 //   quasi -e EXPR [ARGS...]   evaluate EXPR; (command-line) is ("-e" ARGS...)
 //   quasi --dump-ir=PASS FILE print the core IR of FILE's forms after optimizer pass PASS
+//   --no-jit, --jit=MODE, --jit-log   choose and watch the native-code compiler (any mode)
 //
 // Exit status: 0 when the program finishes, 1 after an uncaught error, n after (exit n),
 // 2 for a bad command line.
@@ -43,6 +44,10 @@ constexpr const char* kHelpText =
     "                    print the IR of each form of FILE after optimizer pass PASS\n"
     "                    (expand, a pass name, or all) and exit; nothing runs\n"
     "      --list-passes print the optimizer's passes and exit\n"
+    "      --no-jit      interpret everything (same as --jit=off)\n"
+    "      --jit=MODE    off, on (the default: compile hot procedures and everything\n"
+    "                    specialize makes) or force (compile every procedure)\n"
+    "      --jit-log     report on stderr what gets compiled to machine code and why\n"
     "      --version     print the version and exit\n"
     "  --                end of options: the next argument is FILE\n"
     "\n"
@@ -53,6 +58,7 @@ constexpr const char* kHelpText =
 struct Invocation {
   enum class Mode { kRepl, kScript, kEval, kHelp, kVersion, kDumpIr, kListPasses } mode = Mode::kRepl;
   std::string dump_pass;  // --dump-ir=PASS
+  quasi::Engine::Options engine_options;  // --no-jit, --jit=MODE, --jit-log
   std::string program;  // FILE, "-" or the -e expression
   std::vector<std::string> args;
 };
@@ -78,6 +84,26 @@ std::optional<Invocation> parse_command_line(int argc, char** argv) {
     if (a == "--list-passes") {
       inv.mode = Invocation::Mode::kListPasses;
       return inv;
+    }
+    if (a == "--no-jit") {
+      inv.engine_options.jit = quasi::Engine::Options::Jit::kOff;
+      continue;
+    }
+    if (a.substr(0, 6) == "--jit=") {
+      std::string_view m = a.substr(6);
+      using Jit = quasi::Engine::Options::Jit;
+      if (m == "off") inv.engine_options.jit = Jit::kOff;
+      else if (m == "on") inv.engine_options.jit = Jit::kOn;
+      else if (m == "force") inv.engine_options.jit = Jit::kForce;
+      else {
+        std::cerr << "quasi: --jit takes off, on or force, not '" << m << "'\n" << kUsageLine << kHelpHint;
+        return std::nullopt;
+      }
+      continue;
+    }
+    if (a == "--jit-log") {
+      inv.engine_options.jit_log = true;
+      continue;
     }
     if (a == "--dump-ir" || a.substr(0, 10) == "--dump-ir=") {
       if (i + 1 >= argc) {
@@ -180,7 +206,7 @@ static int real_main(int argc, char** argv) {
       break;
   }
   try {
-    quasi::Engine engine;
+    quasi::Engine engine(inv->engine_options);
     if (inv->mode == Invocation::Mode::kRepl) {
       engine.set_command_line({"quasi"});
       return quasi::cli::run_repl(engine);

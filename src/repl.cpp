@@ -217,6 +217,10 @@ class Repl {
   void cmd_ir(std::string_view expr) { print_ir(expr, "expand"); }
   void cmd_optimize(std::string_view expr) { print_ir(expr, "all"); }
   void cmd_residual(std::string_view expr) { evaluate("(print-residual " + std::string(expr) + ")"); }
+  // Machine code of a procedure (compiled first if it was not yet), as asmjit lists it.
+  void cmd_disasm(std::string_view expr) {
+    evaluate("(let ((p " + std::string(expr) + ")) (jit-compile! p) (display (jit-disassemble p)))");
+  }
 
  private:
   // Reads further lines onto `text` while it ends inside a datum. False when Ctrl-C abandoned
@@ -247,6 +251,7 @@ const MetaCommand kMetaCommands[] = {
     {"ir", "", MetaArg::kExpr, "EXPR", "print EXPR's core IR as the expander makes it", &Repl::cmd_ir},
     {"optimize", "", MetaArg::kExpr, "EXPR", "print EXPR's core IR after the optimizer", &Repl::cmd_optimize},
     {"residual", "", MetaArg::kExpr, "EXPR", "pretty-print the residual code of a specialized procedure", &Repl::cmd_residual},
+    {"disasm", "", MetaArg::kExpr, "PROC", "compile PROC to machine code if needed and list it", &Repl::cmd_disasm},
 };
 
 const MetaCommand* find_meta_command(std::string_view name) {

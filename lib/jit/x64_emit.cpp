@@ -70,6 +70,8 @@ constexpr int32_t kVmHighWater = int32_t(offsetof(VmImpl, high_water));
 constexpr int32_t kVmCurProto = int32_t(offsetof(VmImpl, cur_proto));
 constexpr int32_t kVmPoll = int32_t(offsetof(VmImpl, poll_countdown));
 constexpr int32_t kVmBarrierValue = int32_t(offsetof(VmImpl, barrier_value));
+constexpr int32_t kVmErrorPc = int32_t(offsetof(VmImpl, error_pc));
+constexpr int32_t kVmJitActive = int32_t(offsetof(VmImpl, jit_active));
 #pragma GCC diagnostic pop
 static_assert(sizeof(std::atomic<int64_t>) == 8, "poll countdown is a plain quadword");
 constexpr int32_t kProtoNparams = int32_t(offsetof(Proto, nparams));
@@ -85,6 +87,9 @@ constexpr int32_t kFrameTop = int32_t(offsetof(Frame, top));
 constexpr int32_t kFrameDst = int32_t(offsetof(Frame, dst));
 constexpr int32_t kFrameProto = int32_t(offsetof(Frame, proto));
 constexpr int32_t kFrameSize = int32_t(sizeof(Frame));
+constexpr int32_t kPrimFlags = int32_t(offsetof(Primitive, flags));
+constexpr int32_t kPrimMinArgs = int32_t(offsetof(Primitive, min_args));
+constexpr int32_t kPrimMaxArgs = int32_t(offsetof(Primitive, max_args));
 constexpr int32_t kClosureProto = int32_t(offsetof(Closure, proto));
 constexpr int32_t kClosureFree = int32_t(sizeof(Closure));
 constexpr int32_t kPairCar = int32_t(offsetof(Pair, car));
@@ -195,6 +200,16 @@ uint64_t rt_closure(Proto* p, Value* R) noexcept {
     }
     return cv.bits;
   } catch (...) {
+    return 0;
+  }
+}
+
+// A call to a primitive that is not a VM control operation, with a valid argument count.
+uint64_t rt_call_primitive(VmImpl* vm, Primitive* pr, int64_t argc, Value* args) noexcept {
+  try {
+    return pr->fn(*vm->vm, pr, int(argc), args).bits;
+  } catch (...) {
+    vm->jit_pending = std::current_exception();
     return 0;
   }
 }
@@ -771,11 +786,15 @@ class Emitter {
 
   // ---- calls and returns ----
 
-  // rax = the callee (R[a]); on success leaves rsi = its Proto, rdx = its JitCode. Anything but
-  // a compiled closure of fixed arity taking `argc` arguments goes to the interpreter.
-  void check_compiled_callee(const Step& s, const Label& exit) {
+  // rax = the callee (R[a]); on success leaves rsi = its Proto, rdx = its JitCode. A primitive
+  // goes to `primitive`; anything but a compiled closure of fixed arity taking `argc` arguments
+  // goes to the interpreter.
+  void check_compiled_callee(const Step& s, const Label& exit, const Label& primitive) {
     a_.mov(rax, R(s.a));
-    check_type(rax, Type::Closure, exit);
+    a_.test(al, 7);
+    a_.jnz(exit);
+    a_.cmp(byte_ptr(rax), uint8_t(Type::Closure));
+    a_.jne(primitive);
     a_.mov(rsi, qword_ptr(rax, kClosureProto));
     a_.cmp(dword_ptr(rsi, kProtoNparams), int32_t(s.b));
     a_.jne(exit);
@@ -786,10 +805,50 @@ class Emitter {
     a_.jz(exit);
   }
 
+  // The primitive in rax called directly from machine code with R[a+1..a+argc] (out of line).
+  // A VM control operation (apply, call/cc, values...) or a wrong argument count goes to the
+  // interpreter; so does a primitive's error (rt_call_primitive leaves it in jit_pending).
+  // Leaves the result in rax.
+  void call_primitive(const Step& s, const Label& exit) {
+    a_.cmp(byte_ptr(rax), uint8_t(Type::Primitive));
+    a_.jne(exit);
+    a_.test(dword_ptr(rax, kPrimFlags), int32_t(kVmSpecial));
+    a_.jnz(exit);
+    a_.cmp(dword_ptr(rax, kPrimMinArgs), int32_t(s.b));
+    a_.jg(exit);
+    Label arity_ok = a_.newLabel();
+    a_.mov(ecx, dword_ptr(rax, kPrimMaxArgs));
+    a_.test(ecx, ecx);
+    a_.js(arity_ok);
+    a_.cmp(ecx, int32_t(s.b));
+    a_.jl(exit);
+    a_.bind(arity_ok);
+    a_.mov(rcx, imm(reinterpret_cast<uint64_t>(p_->code + s.index)));
+    a_.mov(qword_ptr(rbx, kVmErrorPc), rcx);
+    a_.mov(rdi, rbx);
+    a_.mov(rsi, rax);
+    a_.mov(edx, int32_t(s.b));
+    a_.lea(rcx, R(s.a + 1));
+    call_runtime(reinterpret_cast<const void*>(&rt_call_primitive));
+    a_.test(rax, rax);
+    a_.jz(exit);
+  }
+
   void call(const Step& s) {
     Label exit = exit_label(s.index);
     poll(s.index);
-    check_compiled_callee(s, exit);
+    Label primitive = a_.newLabel();
+    Label after = labels_[size_t(s.index + 1)];
+    Label after_exit = exit_label(s.index + 1);
+    slow_paths_.push_back(SlowPath{primitive, [this, s, exit, after, after_exit] {
+      call_primitive(s, exit);
+      a_.mov(R(s.a), rax);
+      // The primitive may have turned the JIT off or redefined an inlined builtin.
+      a_.cmp(byte_ptr(rbx, kVmJitActive), 0);
+      a_.je(after_exit);
+      a_.jmp(after);
+    }});
+    check_compiled_callee(s, exit, primitive);
     // Room for the callee's frame and one more VM frame (the interpreter's limits).
     a_.movsxd(rcx, dword_ptr(rsi, kProtoNregs));
     a_.mov(rdi, qword_ptr(rbx, kVmFp));
@@ -830,7 +889,12 @@ class Emitter {
   void tail_call(const Step& s) {
     Label exit = exit_label(s.index);
     poll(s.index);
-    check_compiled_callee(s, exit);
+    Label primitive = a_.newLabel();
+    slow_paths_.push_back(SlowPath{primitive, [this, s, exit] {
+      call_primitive(s, exit);
+      emit_return();
+    }});
+    check_compiled_callee(s, exit, primitive);
     a_.movsxd(rcx, dword_ptr(rsi, kProtoNregs));
     a_.mov(rdi, qword_ptr(rbx, kVmFp));
     a_.lea(r9, ptr(rdi, rcx, 0, 1));
@@ -880,6 +944,8 @@ class Emitter {
     a_.lea(r12, ptr(r13, rdx, 3));
     a_.mov(rdx, qword_ptr(rcx, kFrameDst));
     a_.mov(ptr(r12, rdx, 3), rax);
+    a_.cmp(byte_ptr(rbx, kVmJitActive), 0);
+    a_.je(interpreted);
     a_.mov(rdx, qword_ptr(rsi, kProtoJit));
     a_.test(rdx, rdx);
     a_.jz(interpreted);

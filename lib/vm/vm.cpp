@@ -403,7 +403,14 @@ const Insn* VmImpl::checkpoint(const Insn* pc) {
   }
   void* target = jit_entry(p->jit, pc - p->code);
   if (!target) return pc;
-  return jit_run(*this, target);
+  const Insn* next = jit_run(*this, target);
+  if (jit_pending) {
+    std::exception_ptr e = jit_pending;
+    jit_pending = nullptr;
+    error_pc = next;
+    std::rethrow_exception(e);
+  }
+  return next;
 }
 
 // ---- the run loop ----------------------------------------------------------------------------

@@ -9,6 +9,7 @@
 //    Scheme (Vm::apply), which returns the value.
 #pragma once
 
+#include <exception>
 #include <unordered_map>
 #include <vector>
 
@@ -93,6 +94,10 @@ struct VmImpl {
   // machine code from pc if it has some there, compiling it first once it is hot. Returns the pc
   // the interpreter goes on at, or null when the run ended at a barrier frame.
   const Insn* checkpoint(const Insn* pc);
+  // An exception a primitive called from machine code threw: machine code cannot be unwound,
+  // so the call returns 0, the code hands the call instruction to the interpreter, and
+  // checkpoint() rethrows this there (with error_pc at the call, as the interpreter would).
+  std::exception_ptr jit_pending;
   std::unordered_map<uint64_t, Op> inline_ops;  // Primitive bits -> inline op
   Value raise_cell = kFalse;                     // GlobalCell of Scheme-level %raise
   SrcLoc last_raise_where;                       // call site of the latest raise (for non-conditions)

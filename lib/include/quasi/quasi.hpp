@@ -338,6 +338,14 @@ class Engine {
     size_t memory_limit = 0;  // bytes allocated; measured with a process-wide counter, so
                               // allocation by other engines running at the same time counts too
 
+    // Native code: kDefault follows QUASI_JIT (off|on|force; unset: on). kOn compiles
+    // procedures from `specialize` at once and others once they are hot; kForce compiles every
+    // procedure when it first runs; kOff interprets everything. Scheme can change it later with
+    // (jit-mode 'off|'on|'force). jit_log reports each compilation on stderr (process-wide).
+    enum class Jit { kDefault, kOff, kOn, kForce };
+    Jit jit = Jit::kDefault;
+    bool jit_log = false;
+
     // No file, process or environment access.
     static Options sandboxed() {
       Options o;
