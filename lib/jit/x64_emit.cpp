@@ -98,6 +98,7 @@ constexpr int32_t kBoxValue = int32_t(offsetof(Box, value));
 constexpr int32_t kCellValue = int32_t(offsetof(GlobalCell, value));
 constexpr int32_t kFlonumValue = int32_t(offsetof(Flonum, d));
 constexpr int32_t kVectorItems = int32_t(sizeof(Vector));
+constexpr int32_t kStringChars = int32_t(sizeof(String));
 static_assert(sizeof(Insn) == 8, "entries[] is indexed by the byte offset of an instruction");
 
 // The stub every native run starts in: saves the callee-saved registers, loads the VM registers
@@ -490,6 +491,34 @@ class Emitter {
           a_.mov(R(dst), rax);
           a_.jmp(done);
         }});
+        return;
+      }
+      case Op::kStringRef: {
+        Label exit = exit_label(s.index);
+        a_.mov(rax, R(s.b));
+        a_.mov(rcx, R(s.c));
+        check_type(rax, Type::String, exit);
+        a_.test(cl, 1);
+        a_.jz(exit);
+        a_.sar(rcx, 1);
+        a_.mov(rdx, qword_ptr(rax));
+        a_.shr(rdx, 16);
+        a_.cmp(rcx, rdx);
+        a_.jae(exit);
+        a_.mov(eax, dword_ptr(rax, rcx, 2, kStringChars));
+        a_.shl(rax, 3);
+        a_.or_(rax, 2);  // a character: code point << 3 | 2
+        a_.mov(R(s.a), rax);
+        return;
+      }
+      case Op::kStringLength:
+      case Op::kVectorLength: {
+        a_.mov(rax, R(s.b));
+        check_type(rax, s.op == Op::kStringLength ? Type::String : Type::Vector, exit_label(s.index));
+        a_.mov(rax, qword_ptr(rax));
+        a_.shr(rax, 16);
+        a_.lea(rax, ptr(rax, rax, 0, 1));  // fixnum: 2n + 1
+        a_.mov(R(s.a), rax);
         return;
       }
       case Op::kVectorRef:

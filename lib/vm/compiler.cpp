@@ -559,6 +559,7 @@ class FnCompiler {
     size_t arity = 2;
     switch (op) {
       case Op::kCar: case Op::kCdr: case Op::kNullP: case Op::kPairP: case Op::kNot: case Op::kZeroP:
+      case Op::kStringLength: case Op::kVectorLength:
         arity = 1;
         break;
       case Op::kVectorSet:

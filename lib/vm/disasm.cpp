@@ -16,6 +16,7 @@ const char* op_name(Op op) {
       "closure", "fix-closure", "jump", "jump-if-false", "call", "tail-call", "return", "check-bound",
       "add", "sub", "mul", "lt", "le", "gt", "ge", "num-eq", "eq", "car", "cdr", "cons",
       "null?", "pair?", "not", "zero?", "vector-ref", "vector-set!", "add-imm", "sub-imm",
+      "string-ref", "string-length", "vector-length",
       "br-lt", "br-le", "br-gt", "br-ge", "br-num-eq", "br-eq", "br-lt-imm", "br-le-imm",
       "br-gt-imm", "br-ge-imm", "br-num-eq-imm", "br-null", "br-pair", "br-zero", "br-not",
   };

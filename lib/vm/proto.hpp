@@ -51,6 +51,8 @@ enum class Op : uint16_t {
   kVectorSet,  // (vector-set! R[a] R[b] R[c])  (result: unspecified, written nowhere)
   kAddI,       // R[a] = R[b] + c, c a signed 16-bit immediate
   kSubI,       // R[a] = R[b] - c
+  kStringRef,  // R[a] = (string-ref R[b] R[c])
+  kStringLength, kVectorLength,  // R[a] = (op R[b])
   // Fused test-and-branch: when the test is false, jump. In the data word, b | c << 16 is the
   // jump offset, relative to the instruction after the data word.
   kBrLt, kBrLe, kBrGt, kBrGe, kBrNumEq, kBrEq,  // test (op R[a] R[b])

@@ -587,6 +587,7 @@ const Insn* VmImpl::loop(const Insn* pc) {
       &&L_kAdd, &&L_kSub, &&L_kMul, &&L_kLt, &&L_kLe, &&L_kGt, &&L_kGe, &&L_kNumEq, &&L_kEq,
       &&L_kCar, &&L_kCdr, &&L_kCons, &&L_kNullP, &&L_kPairP, &&L_kNot, &&L_kZeroP,
       &&L_kVectorRef, &&L_kVectorSet, &&L_kAddI, &&L_kSubI,
+      &&L_kStringRef, &&L_kStringLength, &&L_kVectorLength,
       &&L_kBrLt, &&L_kBrLe, &&L_kBrGt, &&L_kBrGe, &&L_kBrNumEq, &&L_kBrEq,
       &&L_kBrLtI, &&L_kBrLeI, &&L_kBrGtI, &&L_kBrGeI, &&L_kBrNumEqI,
       &&L_kBrNull, &&L_kBrPair, &&L_kBrZero, &&L_kBrNot, &&L_kCount,
@@ -944,6 +945,33 @@ L_kVectorSet: {
   }
   NEXT(2);
 }
+L_kStringRef: {
+  Value s = R[pc->b], k = R[pc->c];
+  if (builtins_redefined) {
+    R[pc->a] = call_redefined(pc, 2, s, k, kFalse);
+  } else if (is_string(s) && k.is_fixnum() && uint64_t(k.fixnum()) < uint64_t(s.as<String>()->length())) {
+    R[pc->a] = make_char(s.as<String>()->chars()[k.fixnum()]);
+  } else {
+    error_pc = pc;
+    if (!is_string(s)) type_error("string-ref", "a string", s);
+    check_index("string-ref", k, s.as<String>()->length());
+  }
+  NEXT(2);
+}
+L_kStringLength: {
+  Value s = R[pc->b];
+  if (builtins_redefined) R[pc->a] = call_redefined(pc, 1, s, kFalse, kFalse);
+  else if (is_string(s)) R[pc->a] = make_fixnum(s.as<String>()->length());
+  else error_pc = pc, type_error("string-length", "a string", s);
+  NEXT(2);
+}
+L_kVectorLength: {
+  Value v = R[pc->b];
+  if (builtins_redefined) R[pc->a] = call_redefined(pc, 1, v, kFalse, kFalse);
+  else if (is_vector(v)) R[pc->a] = make_fixnum(v.as<Vector>()->length());
+  else error_pc = pc, type_error("vector-length", "a vector", v);
+  NEXT(2);
+}
 L_kCount:
   throw_condition("error", nullptr, "internal error: bad instruction");
 }
@@ -967,6 +995,8 @@ void VmImpl::register_inline_ops(Environment* core) {
       {"eq?", Op::kEq},    {"car", Op::kCar},     {"cdr", Op::kCdr},       {"cons", Op::kCons},
       {"null?", Op::kNullP}, {"pair?", Op::kPairP}, {"not", Op::kNot},     {"zero?", Op::kZeroP},
       {"vector-ref", Op::kVectorRef}, {"vector-set!", Op::kVectorSet},
+      {"string-ref", Op::kStringRef}, {"string-length", Op::kStringLength},
+      {"vector-length", Op::kVectorLength},
   };
   for (auto& e : kInline) {
     Value b = core->lookup(intern(e.name));
