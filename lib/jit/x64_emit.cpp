@@ -4,7 +4,13 @@
 // Register use inside compiled code (the same in every compiled procedure, so code of one
 // procedure can jump into another's):
 //   rbx  VmImpl*            r12  R, the running frame (stack + fp)
-//   r13  the VM stack base   rax, rcx, rdx, rsi, rdi, r8-r11, xmm0-xmm1: scratch
+//   r13  the VM stack base   r14  this run's session number (Frame::session)
+//   r15  rsp at the start of the run, restored by every exit
+//   rax, rcx, rdx, rsi, rdi, r8-r11, xmm0-xmm1: scratch
+// A call between compiled procedures is a machine `call` (so the return is a well-predicted
+// `ret`) as long as the run's machine stack stays small; the VM frame records the run's session
+// so that only a return in the same run, to a frame pushed that way, uses `ret`. Any exit resets
+// rsp from r15, dropping the machine return addresses; the VM frames stay valid.
 // Values live in the frame's slots, never only in a machine register across an instruction, so
 // the collector (which scans the VM stack) sees every value and any instruction can hand over to
 // the interpreter. The machine stack holds only the saved registers of jit_run's entry stub.
@@ -72,6 +78,7 @@ constexpr int32_t kVmPoll = int32_t(offsetof(VmImpl, poll_countdown));
 constexpr int32_t kVmBarrierValue = int32_t(offsetof(VmImpl, barrier_value));
 constexpr int32_t kVmErrorPc = int32_t(offsetof(VmImpl, error_pc));
 constexpr int32_t kVmJitActive = int32_t(offsetof(VmImpl, jit_active));
+constexpr int32_t kVmJitSession = int32_t(offsetof(VmImpl, jit_session));
 #pragma GCC diagnostic pop
 static_assert(sizeof(std::atomic<int64_t>) == 8, "poll countdown is a plain quadword");
 constexpr int32_t kProtoNparams = int32_t(offsetof(Proto, nparams));
@@ -86,6 +93,10 @@ constexpr int32_t kFrameFp = int32_t(offsetof(Frame, fp));
 constexpr int32_t kFrameTop = int32_t(offsetof(Frame, top));
 constexpr int32_t kFrameDst = int32_t(offsetof(Frame, dst));
 constexpr int32_t kFrameProto = int32_t(offsetof(Frame, proto));
+constexpr int32_t kFrameSession = int32_t(offsetof(Frame, session));
+// Machine stack that nested machine-code calls may use in one run (16 bytes per call); deeper
+// calls jump instead of calling, and their returns go through the entries table.
+constexpr int32_t kMaxNativeStackBytes = 256 << 10;
 constexpr int32_t kFrameSize = int32_t(sizeof(Frame));
 constexpr int32_t kPrimFlags = int32_t(offsetof(Primitive, flags));
 constexpr int32_t kPrimMinArgs = int32_t(offsetof(Primitive, min_args));
@@ -111,13 +122,18 @@ void emit_prologue(Assembler& a) {
   a.push(r14);
   a.push(r15);
   a.sub(rsp, 8);  // 16-byte alignment for calls into the runtime
+  a.mov(r15, rsp);
   a.mov(rbx, rdi);
+  a.mov(r14, qword_ptr(rbx, kVmJitSession));
+  a.add(r14, 1);
+  a.mov(qword_ptr(rbx, kVmJitSession), r14);
   a.mov(r13, qword_ptr(rbx, kVmStack));
   a.mov(rax, qword_ptr(rbx, kVmFp));
   a.lea(r12, ptr(r13, rax, 3));
   a.jmp(rsi);
 }
 void emit_epilogue(Assembler& a) {
+  a.mov(rsp, r15);
   a.add(rsp, 8);
   a.pop(r15);
   a.pop(r14);
@@ -904,14 +920,30 @@ class Emitter {
     a_.mov(r11, qword_ptr(rbx, kVmTop));
     a_.mov(qword_ptr(r10, kFrameTop), r11);
     a_.mov(qword_ptr(r10, kFrameDst), int32_t(s.a));
-    a_.mov(r11, qword_ptr(rbx, kVmCurProto));
+    a_.mov(r11, imm(reinterpret_cast<uint64_t>(p_)));
     a_.mov(qword_ptr(r10, kFrameProto), r11);
+    // A machine call while the run's machine stack is small, else a jump.
+    Label deep = a_.newLabel(), session_set = a_.newLabel();
+    a_.xor_(r11d, r11d);
+    a_.lea(rax, ptr(r15, -kMaxNativeStackBytes));
+    a_.cmp(rsp, rax);
+    a_.jb(session_set);
+    a_.mov(r11, r14);
+    a_.bind(session_set);
+    a_.mov(qword_ptr(r10, kFrameSession), r11);
     // Switch to the callee.
     a_.mov(qword_ptr(rbx, kVmFp), r8);
     a_.lea(r9, ptr(r8, rcx));
     a_.mov(qword_ptr(rbx, kVmTop), r9);
     a_.mov(qword_ptr(rbx, kVmCurProto), rsi);
     a_.lea(r12, ptr(r12, int32_t(s.a) * 8));
+    a_.test(r11, r11);
+    a_.jz(deep);
+    a_.sub(rsp, 8);  // keeps rsp 16-byte aligned in the callee
+    a_.call(qword_ptr(rdx, kJitEntry0));
+    a_.add(rsp, 8);
+    a_.jmp(labels_[size_t(s.index + 1)]);  // the callee's `ret` lands here, state restored
+    a_.bind(deep);
     a_.jmp(qword_ptr(rdx, kJitEntry0));
   }
 
@@ -975,6 +1007,11 @@ class Emitter {
     a_.mov(ptr(r12, rdx, 3), rax);
     a_.cmp(byte_ptr(rbx, kVmJitActive), 0);
     a_.je(interpreted);
+    Label no_ret = a_.newLabel();
+    a_.cmp(qword_ptr(rcx, kFrameSession), r14);
+    a_.jne(no_ret);
+    a_.ret();  // to the caller's machine call, in this run
+    a_.bind(no_ret);
     a_.mov(rdx, qword_ptr(rsi, kProtoJit));
     a_.test(rdx, rdx);
     a_.jz(interpreted);

@@ -26,6 +26,9 @@ struct Frame {
   int64_t top;     // the caller's frame top
   int64_t dst;     // the caller's register (relative to fp) that receives the result
   Proto* proto;    // the caller's code
+  // Nonzero: pushed by a machine-code call in JIT run `session` (VmImpl::jit_session), which
+  // also left a machine return address; a return in that same run may then use `ret`.
+  uint64_t session = 0;
 };
 
 // Thrown to carry a continuation invocation out of nested C++ -> Scheme calls to the run loop
@@ -98,6 +101,7 @@ struct VmImpl {
   // so the call returns 0, the code hands the call instruction to the interpreter, and
   // checkpoint() rethrows this there (with error_pc at the call, as the interpreter would).
   std::exception_ptr jit_pending;
+  uint64_t jit_session = 0;  // numbers the runs of machine code (see Frame::session)
   std::unordered_map<uint64_t, Op> inline_ops;  // Primitive bits -> inline op
   Value raise_cell = kFalse;                     // GlobalCell of Scheme-level %raise
   SrcLoc last_raise_where;                       // call site of the latest raise (for non-conditions)

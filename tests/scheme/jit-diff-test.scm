@@ -1,0 +1,693 @@
+;;; jit-diff-test.scm — differential test of the JIT against the interpreter.
+;;;
+;;; A deterministic generator (an LCG on exact integers, fixed seed) builds a corpus of random
+;;; programs: `(lambda (x y z) body)` expressions over fixnum/bignum boundary values, rationals
+;;; and flonums; named-let loops, closures with set!, mutual and non-tail recursion; vectors with
+;;; good and bad indexes; call/cc escapes and re-entry; dynamic-wind with a trace; errors. Each
+;;; program is evaluated and applied to a few argument tuples three times:
+;;;
+;;;   off    (jit-mode 'off): the interpreter alone; this is the reference
+;;;   force  (jit-mode 'force): a fresh procedure from a fresh eval, compiled on its first call
+;;;   on     (jit-mode 'on): a fresh procedure called ~1100 times (so it is hot) before the
+;;;          results are taken
+;;;
+;;; The outcome of one application is (value V), (error "message" "irritants written") or
+;;; (raise OBJ); force and on must give outcomes equal? to off's (equal? compares numbers with
+;;; eqv?: 2 vs 2.0, -0.0 vs 0.0 and +nan.0 are told apart exactly). Every comparison is one
+;;; check. A failure prints the seed, the program number, the program, the arguments and both
+;;; outcomes; JIT_DIFF_SEED / the constant below reproduce the corpus.
+
+(include "harness.scm")
+
+;; The JIT's Scheme interface is (jit-mode), (jit-mode 'off|'on|'force) and (jit-compiled? proc),
+;; built into the binary. The file was written before the JIT existed, against a stand-in that
+;; has been removed: it needs the real primitives. (To check the generator on a binary without a
+;; JIT, define them first: jit-mode keeping the mode in a variable, jit-compiled? returning #f;
+;; then only "force compiled the programs" fails.)
+
+(define jd-seed
+  (let ((s (get-environment-variable "JIT_DIFF_SEED")))
+    (or (and s (string->number s)) 20250611)))
+(define jd-program-count 320)
+
+;; ---- the PRNG -----------------------------------------------------------------------------
+
+(define jd-state jd-seed)
+
+(define (jd-rand n)                      ; an exact integer in [0, n)
+  (set! jd-state (modulo (+ (* jd-state 6364136223846793005) 1442695040888963407)
+                         18446744073709551616))
+  (modulo (quotient jd-state 4294967296) n))
+
+(define (jd-chance percent) (< (jd-rand 100) percent))
+
+(define (jd-pick lst) (list-ref lst (jd-rand (length lst))))
+
+;; ---- constants ----------------------------------------------------------------------------
+
+(define jd-small '(0 1 -1 2 -2 3 5 7 -7 10 -10 100 255 1000 -3))
+
+(define jd-big
+  (list (expt 2 62) (- (expt 2 62) 1) (- (expt 2 62)) (- -1 (expt 2 62))
+        (expt 2 63) (- (expt 2 63) 1) (- (expt 2 63)) (- -1 (expt 2 63))
+        (expt 2 61) (- (expt 2 61) 1) (- (expt 2 61)) (- -1 (expt 2 61))
+        (expt 2 64) (+ 1 (expt 2 100)) (- (expt 2 90))
+        (expt 2 30) (expt 2 31) (- (expt 2 31)) (expt 2 32) 3037000499 3037000500
+        (+ 1 (expt 2 53))))
+
+(define jd-odd
+  (list 1/3 -5/2 2.5 -0.0 0.0 +inf.0 -inf.0 +nan.0 1.5 -1.5 3.0 1e300 -1e-300
+        (exact->inexact (expt 2 62)) 0.1))
+
+(define jd-flo '(0.5 -0.0 0.0 2.5 -1.5 1e10 +inf.0 -inf.0 +nan.0 3.0 1e300 1e-300))
+
+(define (jd-num-const)
+  (let ((r (jd-rand 100)))
+    (cond ((< r 40) (jd-pick jd-small))
+          ((< r 75) (jd-pick jd-big))
+          (else (jd-pick jd-odd)))))
+
+(define (jd-int-const)
+  (if (jd-chance 55) (jd-pick jd-small) (jd-pick jd-big)))
+
+;; Arguments. The first tuple of a program is often benign (small fixnums), so that the
+;; warm-up in 'on mode may see only it and the later tuples hit the slow paths.
+(define jd-non-numbers (list 'sym '(1 2 3) '() "str" #t '#(1 2 3) #\a))
+
+(define (jd-arg)
+  (let ((r (jd-rand 100)))
+    (cond ((< r 35) (jd-pick jd-small))
+          ((< r 70) (jd-pick jd-big))
+          ((< r 92) (jd-pick jd-odd))
+          (else (jd-pick jd-non-numbers)))))
+
+(define (jd-tuple) (list (jd-arg) (jd-arg) (jd-arg)))
+
+(define (jd-small-tuple)
+  (list (jd-pick jd-small) (jd-pick jd-small) (jd-pick jd-small)))
+
+(define (jd-tuples)
+  (let ((first (if (jd-chance 60) (jd-small-tuple) (jd-tuple))))
+    (cons first
+          (let loop ((k (+ 2 (jd-rand 2))) (acc '()))
+            (if (= k 0) acc (loop (- k 1) (cons (jd-tuple) acc)))))))
+
+;; ---- environments of generated code -------------------------------------------------------
+;; An environment is a list of (name . type), type one of num (anything, usually a number),
+;; int (an exact integer), list.
+
+(define jd-counter 0)
+(define (jd-fresh prefix)
+  (set! jd-counter (+ jd-counter 1))
+  (string->symbol (string-append prefix (number->string jd-counter))))
+
+(define (jd-vars env type)
+  (let loop ((e env) (acc '()))
+    (cond ((null? e) acc)
+          ((eq? (cdar e) type) (loop (cdr e) (cons (caar e) acc)))
+          (else (loop (cdr e) acc)))))
+
+(define (jd-var env types)               ; a variable of one of types, or #f
+  (let ((vs (apply append (map (lambda (t) (jd-vars env t)) types))))
+    (if (null? vs) #f (jd-pick vs))))
+
+;; ---- expression generators ----------------------------------------------------------------
+
+(define (jd-num-leaf env)
+  (let ((v (and (jd-chance 60) (jd-var env '(num int)))))
+    (or v (jd-num-const))))
+
+(define (jd-int-leaf env)
+  (let ((v (and (jd-chance 50) (jd-var env '(int)))))
+    (or v (if (jd-chance 25) (or (jd-var env '(num)) (jd-int-const)) (jd-int-const)))))
+
+;; Mostly exact integers (for quotient and friends).
+(define (jd-gen-int env d)
+  (if (or (<= d 0) (jd-chance 35))
+      (jd-int-leaf env)
+      (let ((a (lambda () (jd-gen-int env (- d 1)))))
+        (case (jd-rand 9)
+          ((0 1) `(+ ,(a) ,(a)))
+          ((2) `(- ,(a) ,(a)))
+          ((3) `(* ,(a) ,(a)))
+          ((4) `(,(jd-pick '(quotient remainder modulo)) ,(a) ,(a)))
+          ((5) `(- ,(a)))
+          ((6) `(,(jd-pick '(+ - *)) ,(a) ,(jd-pick jd-big)))
+          ((7) `(,(jd-pick '(quotient remainder modulo)) ,(a) ,(jd-pick '(-1 1 -2 2 3 -1 7))))
+          (else `(if ,(jd-gen-bool env (- d 1)) ,(a) ,(a)))))))
+
+(define (jd-gen-num env d)
+  (if (or (<= d 0) (jd-chance 20))
+      (jd-num-leaf env)
+      (let ((a (lambda () (jd-gen-num env (- d 1)))))
+        (case (jd-rand 24)
+          ((0 1 2) `(+ ,(a) ,(a)))
+          ((3 4) `(- ,(a) ,(a)))
+          ((5 6) `(* ,(a) ,(a)))
+          ((7) `(,(jd-pick '(+ *)) ,(a) ,(a) ,(a)))
+          ((8) `(- ,(a)))
+          ((9) `(,(jd-pick '(quotient remainder modulo)) ,(jd-gen-int env (- d 1))
+                 ,(jd-gen-int env (- d 1))))
+          ((10) `(/ ,(a) ,(a)))
+          ((11) `(,(jd-pick '(max min)) ,(a) ,(a)))
+          ((12) `(,(jd-pick '(abs exact->inexact floor truncate round)) ,(a)))
+          ((13 14) `(if ,(jd-gen-bool env (- d 1)) ,(a) ,(a)))
+          ((15) (let ((v (jd-fresh "n")))
+                  `(let ((,v ,(a))) ,(jd-gen-num (cons (cons v 'num) env) (- d 1)))))
+          ((16) `(vector-ref (vector ,(a) ,(a) ,(a)) ,(jd-rand 3)))
+          ((17 18) `(,(jd-pick '(+ - *)) ,(a) ,(jd-pick jd-big)))
+          ((19) `(,(jd-pick '(+ - * /)) ,(jd-pick jd-flo) ,(a)))
+          ((20) `(exact->inexact ,(a)))
+          ((21) `(* ,(a) ,(jd-pick '(2 -1 4 3037000500 -3037000500))))
+          ((22) `(car (cdr (list ,(a) ,(a)))))
+          (else `(- ,(jd-pick '(0 -1 1)) ,(a)))))))
+
+(define (jd-gen-atom env)
+  (case (jd-rand 9)
+    ((0) ''a)
+    ((1) ''b)
+    ((2) ''())
+    ((3) (jd-pick '(#t #f)))
+    ((4) (- (jd-rand 5) 2))
+    ((5) #\a)
+    ((6) `(car ,(jd-gen-list env 1)))
+    ((7) (or (jd-var env '(int list)) ''a))
+    (else `(if ,(jd-gen-bool env 0) 'a 'b))))
+
+(define (jd-gen-bool env d)
+  (if (or (<= d 0) (jd-chance 10))
+      (if (jd-chance 70)
+          `(,(jd-pick '(< <= > >= =)) ,(jd-num-leaf env) ,(jd-num-leaf env))
+          (jd-pick '(#t #f)))
+      (let ((n (lambda () (jd-gen-num env (- d 1))))
+            (b (lambda () (jd-gen-bool env (- d 1)))))
+        (case (jd-rand 18)
+          ((0 1 2 3 4) `(,(jd-pick '(< <= > >= =)) ,(n) ,(n)))
+          ((5) `(,(jd-pick '(< <= > >= =)) ,(n) ,(n) ,(n)))
+          ((6) `(,(jd-pick '(zero? positive? negative?)) ,(n)))
+          ((7) `(,(jd-pick '(odd? even?)) ,(jd-gen-int env (- d 1))))
+          ((8) `(not ,(b)))
+          ((9) `(and ,(b) ,(b)))
+          ((10) `(or ,(b) ,(b)))
+          ((11 12) `(eq? ,(jd-gen-atom env) ,(jd-gen-atom env)))
+          ((13) (if (jd-chance 50)
+                    `(eqv? ,(n) ,(n))
+                    `(,(jd-pick '(eqv? equal? =)) ,(n) ,(jd-pick '(0 0.0 -0.0 1 1.0 2 2.0 +nan.0 1/2 0.5)))))
+          ((14) `(null? ,(jd-gen-list env (- d 1))))
+          ((15) `(pair? ,(jd-gen-any env (- d 1))))
+          ((16) `(,(jd-pick '(exact? inexact? integer? number? exact-integer?)) ,(n)))
+          (else `(not (,(jd-pick '(< > =)) ,(n) ,(jd-pick jd-big))))))))
+
+(define (jd-gen-list env d)
+  (if (or (<= d 0) (jd-chance 20))
+      (case (jd-rand 4)
+        ((0) ''())
+        ((1) (or (jd-var env '(list)) ''(1 2 3)))
+        ((2) (or (jd-var env '(num)) ''(a b)))  ; an argument: sometimes a list, mostly not
+        (else `(list ,(jd-num-leaf env))))
+      (let ((l (lambda () (jd-gen-list env (- d 1)))))
+        (case (jd-rand 8)
+          ((0 1) `(cons ,(jd-gen-num env (- d 1)) ,(l)))
+          ((2) `(list ,(jd-gen-num env (- d 1)) ,(jd-gen-atom env)))
+          ((3) `(cdr ,(l)))
+          ((4) `(if ,(jd-gen-bool env (- d 1)) ,(l) ,(l)))
+          ((5) `(reverse ,(l)))
+          ((6) `(append ,(l) ,(l)))
+          (else `(vector->list (vector ,(jd-gen-num env (- d 1)) ,(jd-gen-atom env))))))))
+
+;; Vector indexes and sizes: in range, out of range on both sides, bignums, wrong types.
+(define (jd-gen-index env)
+  (let ((r (jd-rand 100)))
+    (cond ((< r 50) (jd-rand 3))
+          ((< r 80) (jd-pick (list -1 3 4 100 (expt 2 62) (- (expt 2 62)) (expt 2 64) (- -1 (expt 2 63)))))
+          ((< r 90) (jd-pick '(1.0 0.0 -0.0 'a 1/2 "0")))
+          (else (or (jd-var env '(num int)) 0)))))
+
+(define (jd-gen-size)
+  (if (jd-chance 85)
+      (jd-rand 6)
+      (jd-pick (list -1 2.0 ''a (expt 2 70) (- (expt 2 62)) 1/2))))
+
+(define (jd-gen-vec env d)
+  (let ((n (lambda () (jd-gen-num env (- d 1)))))
+    (case (jd-rand 9)
+      ((0 1 2) `(vector-ref (vector ,(n) ,(n) ,(n)) ,(jd-gen-index env)))
+      ((3 4) (let ((v (jd-fresh "v")))
+               `(let ((,v (make-vector ,(jd-gen-size) ,(n))))
+                  (vector-set! ,v ,(jd-gen-index env) ,(n))
+                  ,v)))
+      ((5) `(vector-length (make-vector ,(jd-gen-size) 0)))
+      ((6) `(vector-ref ,(jd-pick (list ''(1 2 3) (or (jd-var env '(num)) 5) "abc" ''#(1 2)))
+                        ,(jd-gen-index env)))
+      ((7) (let ((v (jd-fresh "v")))
+             `(let ((,v (vector ,(n) ,(n))))
+                (vector-set! ,v ,(jd-gen-index env) ,(n))
+                (vector->list ,v))))
+      (else `(vector ,(n) ,(jd-gen-atom env))))))
+
+(define (jd-gen-any env d)
+  (let ((r (jd-rand 100)))
+    (cond ((< r 50) (jd-gen-num env d))
+          ((< r 65) (jd-gen-bool env d))
+          ((< r 75) (jd-gen-list env d))
+          ((< r 92) (jd-gen-vec env d))
+          ((< r 96) (jd-gen-atom env))
+          (else `(car ,(jd-gen-list env d))))))
+
+(define jd-args-env '((x . num) (y . num) (z . num)))
+
+;; ---- program shapes -----------------------------------------------------------------------
+;; Each returns (program . cost), cost an estimate of the work of one call (used to bound the
+;; warm-up of expensive programs).
+
+(define (jd-iterations)
+  (let ((r (jd-rand 100)))
+    (cond ((< r 40) (+ 1 (jd-rand 60)))
+          ((< r 80) (+ 200 (jd-rand 600)))
+          (else (+ 1000 (jd-rand 2000))))))
+
+;; A loop bound: a constant, or an argument clamped to a safe range.
+(define (jd-bound n)
+  (if (jd-chance 80)
+      n
+      `(if (and (exact-integer? x) (< 0 x ,n)) x ,n)))
+
+;; A straight-line expression.
+(define (jd-shape-expr)
+  (cons `(lambda (x y z) ,(jd-gen-any jd-args-env (+ 2 (jd-rand 4)))) 1))
+
+;; The operations whose fixnum fast paths overflow at the edges of the fixnum range
+;; [-2^62, 2^62 - 1], on arguments and on values next to the edges.
+(define (jd-shape-edges)
+  (let ((b (jd-pick (list (expt 2 62) (- (expt 2 62) 1) (- (expt 2 62)) (- -1 (expt 2 62))
+                          (expt 2 31) (- (expt 2 31)) 3037000500 (- (expt 2 63)) 0 -1)))
+        (v (jd-pick '(x y z))))
+    (cons `(lambda (x y z)
+             (let ((b ,b))
+               (list (- ,v) (abs ,v) (* ,v -1) (* -1 ,v) (+ ,v 1) (- ,v 1) (+ ,v ,v) (* ,v 2)
+                     (- b ,v) (+ b ,v) (* b ,v) (< b ,v) (<= ,v b) (> b ,v) (>= ,v b) (= b ,v)
+                     (eqv? b ,v) (max b ,v) (min b ,v) (- b) (abs b) (+ b b) (- b 1) (+ b 1)
+                     ,(jd-gen-int '((b . int) (x . num) (y . num) (z . num)) 2)
+                     (guard (e (#t (error-object-message e))) (eqv? ,v (exact->inexact ,v)))
+                     (guard (e (#t (error-object-message e))) (eqv? (exact->inexact b) ,v))
+                     (guard (e (#t (error-object-message e))) (eqv? (- ,v) (* -1.0 ,v)))
+                     (guard (e (#t (error-object-message e))) (quotient ,v -1))
+                     (guard (e (#t (error-object-message e))) (remainder ,v -1))
+                     (guard (e (#t (error-object-message e))) (modulo b ,v))
+                     (guard (e (#t (error-object-message e))) (quotient b ,v)))))
+          1)))
+
+;; Several expressions at once, each boundary-heavy.
+(define (jd-shape-list)
+  (cons `(lambda (x y z)
+           (list ,@(let loop ((k (+ 2 (jd-rand 4))) (acc '()))
+                     (if (= k 0) acc
+                         (loop (- k 1) (cons (jd-gen-num jd-args-env (+ 1 (jd-rand 3))) acc))))))
+        1))
+
+;; An update of the accumulator acc of a loop over i: additive, or multiplicative and then
+;; reduced, never growing without bound.
+(define (jd-acc-update env)
+  (let* ((env-no-acc (let loop ((e env))
+                       (cond ((null? e) '())
+                             ((eq? (caar e) 'acc) (loop (cdr e)))
+                             (else (cons (car e) (loop (cdr e)))))))
+         (term (lambda () (jd-gen-num env-no-acc (+ 1 (jd-rand 2))))))
+    (case (jd-rand 9)
+      ((0 1) `(+ acc ,(term)))
+      ((2) `(- acc ,(term)))
+      ((3) `(remainder (* acc ,(jd-pick '(3 7 -5 1000003 3037000500 4611686018427387903)))
+                       ,(jd-pick (list 1000000007 (expt 2 62) (+ 1 (expt 2 62)) (- (expt 2 63) 25)
+                                       (expt 2 61)))))
+      ((4) `(if ,(jd-gen-bool env 1) (+ acc ,(term)) (- acc ,(term))))
+      ((5) `(+ acc (* i ,(jd-pick (list 1 -3 (expt 2 50) (expt 2 58) 0.5 1/3)))))
+      ((6) `(if (> acc ,(jd-pick (list (expt 2 62) (expt 2 61) 1000000 0.0)))
+                (quotient acc ,(jd-pick '(2 3 -7)))
+                (* acc ,(jd-pick '(2 3 -7)))))
+      ((7) `(- ,(jd-pick (list (expt 2 62) 0 -1 (- (expt 2 62)))) acc))
+      (else `(+ acc ,(jd-pick (list 1 -1 (expt 2 60) (- (expt 2 60)) 0.25 1/7)))))))
+
+(define (jd-acc-init)
+  (if (jd-chance 70)
+      (jd-pick (list 0 1 -1 (- (expt 2 62) 10) (- 10 (expt 2 62)) (expt 2 62) 0.0 1/2 'x 'y))
+      (jd-gen-num jd-args-env 1)))
+
+(define jd-loop-env '((i . int) (acc . num) (x . num) (y . num) (z . num)))
+
+;; A named-let loop with a self tail call.
+(define (jd-shape-loop)
+  (let* ((n (jd-iterations))
+         (test (jd-pick (list `(>= i ,(jd-bound n)) `(= i ,n) `(> i ,(- n 1)) `(not (< i ,n)))))
+         (result (if (jd-chance 70) 'acc `(list i acc ,(jd-gen-num jd-loop-env 1)))))
+    (cons `(lambda (x y z)
+             (let loop ((i 0) (acc ,(jd-acc-init)))
+               (if ,test ,result (loop (+ i 1) ,(jd-acc-update jd-loop-env)))))
+          n)))
+
+;; A count-down loop with a cond and several accumulators.
+(define (jd-shape-countdown)
+  (let ((n (jd-iterations)))
+    (cons `(lambda (x y z)
+             (let loop ((i ,n) (acc ,(jd-acc-init)) (evens 0))
+               (cond ((,(jd-pick '(zero? negative?)) ,(if (jd-chance 50) 'i '(- i 1)))
+                      (list acc evens))
+                     ((even? i) (loop (- i 1) ,(jd-acc-update jd-loop-env) (+ evens 1)))
+                     (else (loop (- i 1) acc evens)))))
+          n)))
+
+;; Non-tail recursion building a value on the way back.
+(define (jd-shape-rec)
+  (let ((n (+ 1 (jd-rand 800))))
+    (cons (case (jd-rand 3)
+            ((0) `(lambda (x y z)
+                    (let rec ((i ,n))
+                      (if (<= i 0)
+                          ,(jd-gen-num jd-args-env 1)
+                          (,(jd-pick '(+ - max)) ,(jd-gen-num '((i . int) (x . num)) 1)
+                                                 (rec (- i 1)))))))
+            ((1) `(lambda (x y z)
+                    (let ((l (let rec ((i ,n))
+                               (if (= i 0) '() (cons (* i ,(jd-gen-num jd-args-env 1)) (rec (- i 1)))))))
+                      (list (length l) (car (reverse l)) (apply + l)))))
+            (else `(lambda (x y z)
+                     (letrec ((fib (lambda (n) (if (< n 2) n (+ (fib (- n 1)) (fib (- n 2)))))))
+                       (list (fib ,(+ 5 (jd-rand 10)))
+                             (fib (if (and (exact-integer? x) (<= 0 x 12)) x 3)))))))
+          n)))
+
+;; Mutual recursion through letrec.
+(define (jd-shape-mutual)
+  (let ((n (+ 1 (jd-rand 1500))))
+    (cons (if (jd-chance 50)
+              `(lambda (x y z)
+                 (letrec ((ev? (lambda (n) (if (= n 0) #t (od? (- n 1)))))
+                          (od? (lambda (n) (if (= n 0) #f (ev? (- n 1))))))
+                   (let ((k ,(jd-bound n)))
+                     (list (ev? k) (od? k) (ev? (+ k 1))))))
+              `(lambda (x y z)
+                 (letrec ((f (lambda (i acc) (if (<= i 0) acc (g (- i 1) (+ acc ,(jd-gen-num '((i . int) (x . num)) 1))))))
+                          (g (lambda (i acc) (if (<= i 0) (list 'g acc) (f (- i 1) ,(jd-acc-update jd-loop-env))))))
+                   (f ,n ,(jd-acc-init)))))
+          n)))
+
+;; Closures capturing variables, set! on captured variables.
+(define (jd-shape-closure)
+  (let ((n (+ 1 (jd-rand 700))))
+    (case (jd-rand 4)
+      ((0) (cons `(lambda (x y z)
+                    (let ((count ,(jd-acc-init)) (hist '()))
+                      (let ((bump (lambda (d) (set! count (+ count d)) (set! hist (cons count hist)) count)))
+                        (let loop ((i 0))
+                          (if (< i ,n)
+                              (begin (bump ,(jd-gen-num '((i . int) (x . num) (y . num)) 2))
+                                     (loop (+ i 1)))))
+                        (list count (length hist) (car hist)))))
+                 n))
+      ((1) (cons `(lambda (x y z)
+                    (let ((make (lambda (start) (let ((n start)) (lambda (d) (set! n (+ n d)) n)))))
+                      (let ((a (make x)) (b (make ,(jd-num-leaf jd-args-env))))
+                        (a ,(jd-gen-num jd-args-env 1))
+                        (b ,(jd-gen-num jd-args-env 1))
+                        (a (b ,(jd-gen-num jd-args-env 1)))
+                        (list (a 0) (b 0)))))
+                 1))
+      ((2) (cons `(lambda (x y z)
+                    (let loop ((i 0) (fs '()))
+                      (if (< i ,n)
+                          (loop (+ i 1) (cons (lambda (v) ,(jd-gen-num '((i . int) (v . num) (x . num)) 2)) fs))
+                          (let sum ((fs fs) (acc 0))
+                            (if (null? fs) acc (sum (cdr fs) (+ acc ((car fs) ,(jd-num-leaf jd-args-env)))))))))
+                 (* 2 n)))
+      (else (cons `(lambda (x y z)
+                     (let* ((compose (lambda (f g) (lambda (v) (f (g v)))))
+                            (f1 (lambda (v) ,(jd-gen-num '((v . num) (y . num)) 2)))
+                            (f2 (lambda (v) ,(jd-gen-num '((v . num) (z . num)) 2)))
+                            (h (compose f1 f2)))
+                       (let loop ((i 0) (acc '()))
+                         (if (< i ,(min n 50))
+                             (loop (+ i 1) (cons (if (,(jd-pick '(< > =)) i 25) (h i) (f2 x)) acc))
+                             (list (length acc) (car acc) (f1 (h y)))))))
+                  (min n 50))))))
+
+;; Vectors: fill, sum, off-by-one bounds.
+(define (jd-shape-vector)
+  (let* ((n (+ 1 (jd-rand 500)))
+         (fill-bound (if (jd-chance 85) n (+ n 1)))
+         (sum-test (if (jd-chance 80) `(< i ,n) `(<= i ,n)))
+         (start (if (jd-chance 85) 0 -1)))
+    (cons `(lambda (x y z)
+             (let ((v (make-vector ,n ,(jd-pick '(0 0.0 x #f)))))
+               (let fill ((i 0))
+                 (if (< i ,fill-bound)
+                     (begin (vector-set! v i ,(jd-gen-num '((i . int) (x . num) (y . num)) 2))
+                            (fill (+ i 1)))))
+               (let sum ((i ,start) (acc 0))
+                 (if ,sum-test
+                     (sum (+ i 1) (+ acc (vector-ref v i)))
+                     (list acc (vector-ref v ,(jd-gen-index '((x . num)))) (vector-length v))))))
+          (* 2 n))))
+
+;; Vector accesses at, around and far beyond the bounds, with the index from the arguments.
+(define (jd-shape-vector-edges)
+  (let* ((k (jd-rand 9))
+         (probe (lambda (form) `(guard (e ((error-object? e) (error-object-message e))) ,form))))
+    (cons `(lambda (x y z)
+             (let ((v (make-vector ,k 'e)))
+               (list ,(probe '(vector-ref v x))
+                     ,(probe `(vector-ref v ,(- k 1)))
+                     ,(probe `(vector-ref v ,k))
+                     ,(probe '(vector-ref v (- y 1)))
+                     ,(probe '(begin (vector-set! v y z) (vector->list v)))
+                     ,(probe '(begin (vector-set! v (+ x 1) y) (vector-ref v (+ x 1))))
+                     ,(probe `(vector-ref v ,(jd-gen-index jd-args-env)))
+                     ,(probe '(vector-ref (vector x y z) z))
+                     ,(probe '(vector-length v)))))
+          1)))
+
+;; call/cc: an early exit from a loop or from a non-tail recursion.
+(define (jd-shape-escape)
+  (let ((n (jd-iterations)))
+    (cons (if (jd-chance 60)
+              `(lambda (x y z)
+                 (call-with-current-continuation
+                  (lambda (return)
+                    (let loop ((i 0) (acc ,(jd-acc-init)))
+                      (cond ((>= i ,n) (list 'done acc))
+                            (,(jd-gen-bool jd-loop-env 2) (return (list 'early i acc)))
+                            (else (loop (+ i 1) ,(jd-acc-update jd-loop-env))))))))
+              `(lambda (x y z)
+                 (call/cc
+                  (lambda (k)
+                    (let rec ((i ,(min n 900)))
+                      (if (<= i 0)
+                          0
+                          (if ,(jd-gen-bool '((i . int) (x . num) (y . num)) 2)
+                              (k (list 'out i))
+                              (+ i (rec (- i 1))))))))))
+          n)))
+
+;; Re-entering a continuation several times.
+(define (jd-shape-reenter)
+  (let ((m (+ 2 (jd-rand 40))))
+    (cons `(lambda (x y z)
+             (let ((k #f) (count 0) (acc '()))
+               (let ((v (call/cc (lambda (c) (set! k c) ,(jd-pick '(0 1 x))))))
+                 (set! count (+ count 1))
+                 (set! acc (cons ,(jd-gen-num '((v . num) (count . int) (y . num)) 2) acc))
+                 (if (< count ,m)
+                     (k (+ v ,(jd-pick (list 1 -1 (expt 2 61) 0.5 1/3))))
+                     (list count v (reverse acc))))))
+          m)))
+
+;; dynamic-wind with a trace: normal exit, escape, error, re-entry.
+(define (jd-shape-wind)
+  (cons
+   (case (jd-rand 4)
+     ((0) `(lambda (x y z)
+             (let ((trace '()))
+               (define (note t) (set! trace (cons t trace)))
+               (let ((r (call/cc
+                         (lambda (k)
+                           (dynamic-wind
+                            (lambda () (note 'before))
+                            (lambda ()
+                              (note 'during)
+                              (if ,(jd-gen-bool jd-args-env 2) (k 'escaped) ,(jd-gen-num jd-args-env 2)))
+                            (lambda () (note 'after)))))))
+                 (list r (reverse trace))))))
+     ((1) `(lambda (x y z)
+             (let ((trace '()))
+               (define (note t) (set! trace (cons t trace)))
+               (guard (e ((error-object? e) (list 'caught (error-object-message e) (reverse trace)))
+                         (#t (list 'raised e (reverse trace))))
+                 (dynamic-wind
+                  (lambda () (note 'in))
+                  (lambda ()
+                    (note 'body)
+                    (let ((r ,(jd-gen-any jd-args-env 3)))
+                      (if ,(jd-gen-bool jd-args-env 1) (raise (list 'oops r)) (list r (reverse trace)))))
+                  (lambda () (note 'out)))))))
+     ((2) `(lambda (x y z)
+             (let ((trace '()) (k #f) (n 0))
+               (define (note t) (set! trace (cons t trace)))
+               (dynamic-wind
+                (lambda () (note 'in))
+                (lambda () (call/cc (lambda (c) (set! k c))) (note n))
+                (lambda () (note 'out)))
+               (set! n (+ n 1))
+               (if (< n ,(+ 1 (jd-rand 5))) (k #f))
+               (list ,(jd-gen-num jd-args-env 1) (reverse trace)))))
+     (else `(lambda (x y z)
+              (let ((trace '()))
+                (define (note t) (set! trace (cons t trace)))
+                (let ((r (call/cc
+                          (lambda (outer)
+                            (dynamic-wind
+                             (lambda () (note 'in1))
+                             (lambda ()
+                               (dynamic-wind
+                                (lambda () (note 'in2))
+                                (lambda () (if ,(jd-gen-bool jd-args-env 2) (outer 'out) 'normal))
+                                (lambda () (note 'out2))))
+                             (lambda () (note 'out1)))))))
+                  (list r (reverse trace)))))))
+   1))
+
+;; Errors caught inside the program: message and irritants, non-condition raises.
+(define (jd-shape-guard)
+  (cons `(lambda (x y z)
+           (guard (e ((error-object? e) (list (error-object-message e) (error-object-irritants e)))
+                     ((symbol? e) (list 'sym e)))
+             ,(case (jd-rand 4)
+                ((0) `(if ,(jd-gen-bool jd-args-env 2) (error "custom failure" x ,(jd-gen-num jd-args-env 1)) ,(jd-gen-any jd-args-env 3)))
+                ((1) `(if ,(jd-gen-bool jd-args-env 2) (raise 'bail) ,(jd-gen-num jd-args-env 3)))
+                (else (jd-gen-any jd-args-env 4)))))
+        1))
+
+;; Errors by construction: wrong types and arities at the primitives the JIT may inline.
+(define (jd-shape-bad)
+  (cons `(lambda (x y z)
+           ,(case (jd-rand 10)
+              ((0) `(car ,(jd-pick '(x 5 '() "s" (vector 1)))))
+              ((1) `(cdr ,(jd-pick '(y 2.5 '() #f))))
+              ((2) `(,(jd-pick '(+ - * < > = <= >=)) ,(jd-num-leaf jd-args-env) ,(jd-pick '('a "1" #\1 '(1) #f))))
+              ((3) `(,(jd-pick '(+ - * < >)) ,(jd-pick '('a "1" #\1 '(1) #f)) ,(jd-num-leaf jd-args-env)))
+              ((4) `(vector-ref ,(jd-pick '(x '(1 2) "abc" 7)) ,(jd-gen-index jd-args-env)))
+              ((5) `(vector-set! (vector 1 2 3) ,(jd-gen-index jd-args-env) x))
+              ((6) `((lambda (a) a) x y))
+              ((7) `(,(jd-pick '(zero? positive? negative? odd? even? exact->inexact)) ,(jd-pick '(x 'a "s" #t))))
+              ((8) `(let ((f ,(jd-pick '(5 'f "g" '(1))))) (f x)))
+              (else `(,(jd-pick '(quotient remainder modulo /)) ,(jd-num-leaf jd-args-env) ,(jd-pick '(0 0.0 -0.0 x))))))
+        1))
+
+(define jd-shapes
+  (list (cons 14 jd-shape-expr) (cons 10 jd-shape-list) (cons 6 jd-shape-edges) (cons 10 jd-shape-loop)
+        (cons 5 jd-shape-countdown) (cons 6 jd-shape-rec) (cons 5 jd-shape-mutual)
+        (cons 8 jd-shape-closure) (cons 7 jd-shape-vector) (cons 5 jd-shape-vector-edges) (cons 6 jd-shape-escape)
+        (cons 4 jd-shape-reenter) (cons 6 jd-shape-wind) (cons 5 jd-shape-guard)
+        (cons 8 jd-shape-bad)))
+
+(define (jd-gen-program)
+  (let* ((total (apply + (map car jd-shapes)))
+         (r (jd-rand total)))
+    (let loop ((s jd-shapes) (r r))
+      (if (< r (caar s)) ((cdar s)) (loop (cdr s) (- r (caar s)))))))
+
+;; ---- running ------------------------------------------------------------------------------
+
+(define (jd-written x)
+  (let ((out (open-output-string)))
+    (write x out)
+    (get-output-string out)))
+
+;; (value V), (error "message" "irritants written") or (raise OBJ).
+(define (jd-outcome thunk)
+  (call-with-current-continuation
+   (lambda (k)
+     (with-exception-handler
+      (lambda (e)
+        (k (if (error-object? e)
+               (list 'error (error-object-message e) (jd-written (error-object-irritants e)))
+               (list 'raise e))))
+      (lambda () (list 'value (thunk)))))))
+
+;; The warm-up before the results in 'on mode: ~1100 calls, fewer for expensive programs (their
+;; loops are hot by themselves), cycling over all tuples or repeating the first one.
+(define (jd-warm-count cost)
+  (max 20 (min 1100 (quotient 150000 cost))))
+
+(define (jd-warm-up p tuples count all?)
+  (let loop ((i 0) (ts tuples))
+    (cond ((>= i count) #t)
+          ((null? ts) (loop i tuples))
+          (else (jd-outcome (lambda () (apply p (car ts))))
+                (loop (+ i 1) (if all? (cdr ts) ts))))))
+
+;; Evaluates prog in mode, warms it up, returns (procedure outcomes) or (#f eval-outcome).
+(define (jd-run mode prog tuples warm all?)
+  (jit-mode mode)
+  (let ((e (jd-outcome (lambda () (eval prog (interaction-environment))))))
+    (if (not (and (eq? (car e) 'value) (procedure? (cadr e))))
+        (begin (jit-mode 'on) (list #f e))
+        (let ((p (cadr e)))
+          (if (> warm 0) (jd-warm-up p tuples warm all?))
+          (let ((outs (map (lambda (args) (jd-outcome (lambda () (apply p args)))) tuples)))
+            (jit-mode 'on)
+            (list p outs))))))
+
+(define jd-forced-compiled 0)            ; programs that jit-compiled? says 'force compiled
+
+(define (jd-report k prog mode args expected got)
+  (%test-fail! (string-append "jit-diff seed " (number->string jd-seed) " program "
+                              (number->string k) " mode " (symbol->string mode))
+               "differs from the interpreter (rerun: JIT_DIFF_SEED=" jd-seed ")"
+               "\n  program:   " (jd-written prog)
+               "\n  arguments: " (jd-written args)
+               "\n  off:       " (jd-written expected)
+               "\n  " mode ":" (if (eq? mode 'on) "        " "     ") (jd-written got)))
+
+(define (jd-compare k prog mode tuples ref res)
+  (if (not (car res))
+      (jd-report k prog mode '() (list 'procedure) (cadr res))
+      (for-each (lambda (args expected got)
+                  (if (equal? expected got)
+                      (%test-pass!)
+                      (jd-report k prog mode args expected got)))
+                tuples ref (cadr res))))
+
+(define (jd-test-program k)
+  (let* ((pc (jd-gen-program))
+         (prog (car pc))
+         (tuples (jd-tuples))
+         (all? (jd-chance 50))
+         (off (jd-run 'off prog tuples 0 #f)))
+    (cond ((not (car off))
+           (jd-report k prog 'off '() (list 'procedure) (cadr off)))
+          (else
+           ;; Under 'off nothing is ever compiled.
+           (if (jit-compiled? (car off))
+               (jd-report k prog 'off '() 'not-compiled 'compiled)
+               (%test-pass!))
+           (let ((forced (jd-run 'force prog tuples 0 #f)))
+             (jd-compare k prog 'force tuples (cadr off) forced)
+             (if (and (car forced) (jit-compiled? (car forced)))
+                 (set! jd-forced-compiled (+ jd-forced-compiled 1))))
+           (let ((hot (jd-run 'on prog tuples (jd-warm-count (cdr pc)) all?)))
+             (jd-compare k prog 'on tuples (cadr off) hot))))))
+
+;; ---- the corpus ---------------------------------------------------------------------------
+
+(test "jit-mode off" 'off (begin (jit-mode 'off) (jit-mode)))
+(test "jit-mode force" 'force (begin (jit-mode 'force) (jit-mode)))
+(test "jit-mode on" 'on (begin (jit-mode 'on) (jit-mode)))
+
+(let loop ((k 0))
+  (if (< k jd-program-count)
+      (begin (jd-test-program k) (loop (+ k 1)))))
+
+(jit-mode 'on)
+(test "jit-mode restored" 'on (jit-mode))
+;; Under 'force every procedure is compiled on its first call: most programs must have been.
+(test-assert "force compiled the programs" (> (* 2 jd-forced-compiled) jd-program-count))
+
+(test-end)
