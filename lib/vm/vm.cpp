@@ -436,10 +436,12 @@ Value VmImpl::apply(Value proc, int argc, const Value* argv) {
     int64_t nframes, fp, top;
     Proto* proto;
     uint64_t run_id;
+    const Insn* error_pc;  // the caller's call site: an error leaving this run is located there
     bool done = false;
     ~State() {
       vm->run_depth--;
       vm->run_id = run_id;
+      vm->error_pc = error_pc;
       if (!vm->active_runs.empty()) vm->active_runs.pop_back();
       if (!done) {
         vm->nframes = nframes;
@@ -448,7 +450,7 @@ Value VmImpl::apply(Value proc, int argc, const Value* argv) {
         vm->cur_proto = proto;
       }
     }
-  } saved{this, nframes, fp, top, cur_proto, run_id};
+  } saved{this, nframes, fp, top, cur_proto, run_id, error_pc};
   active_runs.push_back(run_id);
   run_depth++;
   run_id = run_depth == 1 ? 0 : ++run_counter;
