@@ -163,63 +163,38 @@ EntryFn entry_stub() {
 // returns 0, which is never a Value, and the compiled code hands the instruction over to the
 // interpreter, which repeats it and reports the error exactly as it always does.
 
+template <class F>
+uint64_t or_zero(F&& f) noexcept {
+  try {
+    return f().bits;
+  } catch (...) {
+    return 0;
+  }
+}
+
 enum ArithOp : uint64_t { kOpAdd, kOpSub, kOpMul, kOpLt, kOpLe, kOpGt, kOpGe, kOpNumEq, kOpZero };
 
 uint64_t rt_arith(uint64_t op, uint64_t xb, uint64_t yb) noexcept {
-  try {
-    Value x{xb}, y{yb};
+  Value x{xb}, y{yb};
+  return or_zero([&] {
     switch (ArithOp(op)) {
-      case kOpAdd: return num_add(x, y).bits;
-      case kOpSub: return num_sub(x, y).bits;
-      case kOpMul: return num_mul(x, y).bits;
-      case kOpLt: return make_bool(num_lt(x, y)).bits;
-      case kOpLe: return make_bool(num_le(x, y)).bits;
-      case kOpGt: return make_bool(num_gt(x, y)).bits;
-      case kOpGe: return make_bool(num_ge(x, y)).bits;
-      case kOpNumEq: return make_bool(num_eq(x, y)).bits;
-      case kOpZero:
-        if (!is_number(x)) return 0;
-        return make_bool(is_flonum(x) ? flonum_value(x) == 0.0 : num_eq(x, make_fixnum(0))).bits;
+      case kOpAdd: return num_add(x, y);
+      case kOpSub: return num_sub(x, y);
+      case kOpMul: return num_mul(x, y);
+      case kOpLt: return make_bool(num_lt(x, y));
+      case kOpLe: return make_bool(num_le(x, y));
+      case kOpGt: return make_bool(num_gt(x, y));
+      case kOpGe: return make_bool(num_ge(x, y));
+      case kOpNumEq: return make_bool(num_eq(x, y));
+      case kOpZero: return make_bool(zero_p(x));
     }
-  } catch (...) {
-  }
-  return 0;
+    return Value{0};
+  });
 }
-uint64_t rt_cons(uint64_t a, uint64_t d) noexcept {
-  try {
-    return cons(Value{a}, Value{d}).bits;
-  } catch (...) {
-    return 0;
-  }
-}
-uint64_t rt_box(uint64_t v) noexcept {
-  try {
-    return make_box(Value{v}).bits;
-  } catch (...) {
-    return 0;
-  }
-}
-uint64_t rt_flonum(double d) noexcept {
-  try {
-    return make_flonum(d).bits;
-  } catch (...) {
-    return 0;
-  }
-}
-uint64_t rt_closure(Proto* p, Value* R) noexcept {
-  try {
-    Value cv = make_closure(p, p->ncaptures);
-    Closure* c = cv.as<Closure>();
-    Value* self_free = p->ncaptures ? R[0].as<Closure>()->free() : nullptr;
-    for (int32_t k = 0; k < p->ncaptures; k++) {
-      Capture cap = p->captures[k];
-      c->free()[k] = cap.from_free ? self_free[cap.index] : R[cap.index];
-    }
-    return cv.bits;
-  } catch (...) {
-    return 0;
-  }
-}
+uint64_t rt_cons(uint64_t a, uint64_t d) noexcept { return or_zero([&] { return cons(Value{a}, Value{d}); }); }
+uint64_t rt_box(uint64_t v) noexcept { return or_zero([&] { return make_box(Value{v}); }); }
+uint64_t rt_flonum(double d) noexcept { return or_zero([&] { return make_flonum(d); }); }
+uint64_t rt_closure(Proto* p, Value* R) noexcept { return or_zero([&] { return close_over(p, R); }); }
 
 // A call to a primitive that is not a VM control operation, with a valid argument count.
 uint64_t rt_call_primitive(VmImpl* vm, Primitive* pr, int64_t argc, Value* args) noexcept {
@@ -311,6 +286,26 @@ class Emitter {
     a_.call(rax);
   }
 
+  // R[dst] = the routine's result; its failure (0) hands the instruction to the interpreter.
+  void call_runtime_into(const void* fn, int32_t dst, const Label& exit) {
+    call_runtime(fn);
+    a_.test(rax, rax);
+    a_.jz(exit);
+    a_.mov(R(dst), rax);
+  }
+
+  // r9 = the new top + 1: to the interpreter unless it is under the stack's soft limit; raises
+  // the high-water mark the collector scans to.
+  void check_stack_room(const Label& exit) {
+    a_.cmp(r9, qword_ptr(rbx, kVmStackSoftLimit));
+    a_.jg(exit);
+    Label below = a_.newLabel();
+    a_.cmp(r9, qword_ptr(rbx, kVmHighWater));
+    a_.jle(below);
+    a_.mov(qword_ptr(rbx, kVmHighWater), r9);
+    a_.bind(below);
+  }
+
   // eax = kTrue when the condition holds, else kFalse (kFalse = 6, kTrue = 14).
   void bool_from_flags(CondCode cc, const Gp& dst32) {
     a_.set(cc, dl);
@@ -375,10 +370,7 @@ class Emitter {
         return;
       case Op::kBox:
         a_.mov(rdi, R(s.a));
-        call_runtime(reinterpret_cast<const void*>(&rt_box));
-        a_.test(rax, rax);
-        a_.jz(exit_label(s.index));
-        a_.mov(R(s.a), rax);
+        call_runtime_into(reinterpret_cast<const void*>(&rt_box), s.a, exit_label(s.index));
         return;
       case Op::kUnbox:
         a_.mov(rax, R(s.b));
@@ -395,10 +387,7 @@ class Emitter {
         constants_->push_back(proto);
         a_.mov(rdi, imm(proto.bits));
         a_.mov(rsi, r12);
-        call_runtime(reinterpret_cast<const void*>(&rt_closure));
-        a_.test(rax, rax);
-        a_.jz(exit_label(s.index));
-        a_.mov(R(s.a), rax);
+        call_runtime_into(reinterpret_cast<const void*>(&rt_closure), s.a, exit_label(s.index));
         return;
       }
       case Op::kFixClosure:
@@ -460,10 +449,7 @@ class Emitter {
       case Op::kCons:
         a_.mov(rdi, R(s.b));
         a_.mov(rsi, R(s.c));
-        call_runtime(reinterpret_cast<const void*>(&rt_cons));
-        a_.test(rax, rax);
-        a_.jz(exit_label(s.index));
-        a_.mov(R(s.a), rax);
+        call_runtime_into(reinterpret_cast<const void*>(&rt_cons), s.a, exit_label(s.index));
         return;
       case Op::kNullP:
         a_.cmp(R(s.b), int32_t(kNil.bits));
@@ -501,10 +487,7 @@ class Emitter {
           a_.mov(edi, int32_t(kOpZero));
           a_.mov(rsi, rax);
           a_.xor_(edx, edx);
-          call_runtime(reinterpret_cast<const void*>(&rt_arith));
-          a_.test(rax, rax);
-          a_.jz(exit);
-          a_.mov(R(dst), rax);
+          call_runtime_into(reinterpret_cast<const void*>(&rt_arith), dst, exit);
           a_.jmp(done);
         }});
         return;
@@ -713,19 +696,13 @@ class Emitter {
       if (op == kOpAdd) a_.addsd(xmm0, xmm1);
       else if (op == kOpSub) a_.subsd(xmm0, xmm1);
       else a_.mulsd(xmm0, xmm1);
-      call_runtime(reinterpret_cast<const void*>(&rt_flonum));
-      a_.test(rax, rax);
-      a_.jz(exit);
-      a_.mov(R(dst), rax);
+      call_runtime_into(reinterpret_cast<const void*>(&rt_flonum), dst, exit);
       a_.jmp(done);
       a_.bind(generic);
       a_.mov(edi, int32_t(op));
       a_.mov(rsi, rax);
       a_.mov(rdx, rcx);
-      call_runtime(reinterpret_cast<const void*>(&rt_arith));
-      a_.test(rax, rax);
-      a_.jz(exit);
-      a_.mov(R(dst), rax);
+      call_runtime_into(reinterpret_cast<const void*>(&rt_arith), dst, exit);
       a_.jmp(done);
     }});
   }
@@ -762,10 +739,7 @@ class Emitter {
       a_.mov(edi, int32_t(op));
       a_.mov(rsi, rax);
       a_.mov(rdx, rcx);
-      call_runtime(reinterpret_cast<const void*>(&rt_arith));
-      a_.test(rax, rax);
-      a_.jz(exit);
-      a_.mov(R(dst), rax);
+      call_runtime_into(reinterpret_cast<const void*>(&rt_arith), dst, exit);
       a_.jmp(done);
     }});
   }
@@ -899,16 +873,10 @@ class Emitter {
     a_.mov(rdi, qword_ptr(rbx, kVmFp));
     a_.lea(r8, ptr(rdi, int32_t(s.a)));  // the callee's fp
     a_.lea(r9, ptr(r8, rcx, 0, 1));      // its top + 1
-    a_.cmp(r9, qword_ptr(rbx, kVmStackSoftLimit));
-    a_.jg(exit);
     a_.mov(r10, qword_ptr(rbx, kVmNframes));
     a_.cmp(r10, qword_ptr(rbx, kVmFramesSoftLimit));
     a_.jge(exit);
-    Label no_raise = a_.newLabel();
-    a_.cmp(r9, qword_ptr(rbx, kVmHighWater));
-    a_.jle(no_raise);
-    a_.mov(qword_ptr(rbx, kVmHighWater), r9);
-    a_.bind(no_raise);
+    check_stack_room(exit);
     // Push the return frame: Frame{pc + 1, fp, top, a, cur_proto}.
     a_.lea(r11, ptr(r10, 1));
     a_.mov(qword_ptr(rbx, kVmNframes), r11);
@@ -959,13 +927,7 @@ class Emitter {
     a_.movsxd(rcx, dword_ptr(rsi, kProtoNregs));
     a_.mov(rdi, qword_ptr(rbx, kVmFp));
     a_.lea(r9, ptr(rdi, rcx, 0, 1));
-    a_.cmp(r9, qword_ptr(rbx, kVmStackSoftLimit));
-    a_.jg(exit);
-    Label no_raise = a_.newLabel();
-    a_.cmp(r9, qword_ptr(rbx, kVmHighWater));
-    a_.jle(no_raise);
-    a_.mov(qword_ptr(rbx, kVmHighWater), r9);
-    a_.bind(no_raise);
+    check_stack_room(exit);
     // The arguments move down to R[0..argc]: a forward copy is safe (a >= 1).
     for (int k = 0; k <= s.b; k++) {
       a_.mov(r8, R(s.a + k));

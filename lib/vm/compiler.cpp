@@ -670,6 +670,17 @@ Value compile_toplevel(Vm& vm, Node* form) {
   return make_closure(p, 0);
 }
 
+Value close_over(Proto* p, const Value* R) {
+  Value cv = make_closure(p, p->ncaptures);
+  Closure* c = cv.as<Closure>();
+  Value* self_free = p->ncaptures ? R[0].as<Closure>()->free() : nullptr;
+  for (int32_t k = 0; k < p->ncaptures; k++) {
+    Capture cap = p->captures[k];
+    c->free()[k] = cap.from_free ? self_free[cap.index] : R[cap.index];
+  }
+  return cv;
+}
+
 Value make_closure(Proto* proto, int64_t nfree) {
   Closure* c = gc_alloc_object<Closure>(Type::Closure, sizeof(Closure) + sizeof(Value) * nfree, nfree);
   c->proto = proto;

@@ -109,6 +109,9 @@ struct Closure : Object {  // payload: number of free values
 };
 
 Value make_closure(Proto* proto, int64_t nfree);
+// The closure of `proto` made by a frame R: its free values gathered per proto->captures from
+// R's registers and R[0]'s own closure (the kClosure instruction, interpreted or compiled).
+Value close_over(Proto* proto, const Value* R);
 inline bool is_closure(Value v) { return has_type(v, Type::Closure); }
 
 // A captured continuation: a copy of the used part of the VM stack and of the frame stack, and

@@ -377,8 +377,7 @@ void VmImpl::cell_written(Value cell, Value v) {
   if ((c->header & kWatchedCell) && watched_cell_written) watched_cell_written(cell);
 }
 
-// zero? on anything but a fixnum.
-static bool zero_p(Value x) {
+bool zero_p(Value x) {
   if (!is_number(x)) type_error("zero?", "a number", x);
   return is_flonum(x) ? flonum_value(x) == 0.0 : num_eq(x, make_fixnum(0));
 }
@@ -655,18 +654,9 @@ L_kUnbox:
 L_kSetBox:
   R[pc->a].as<Box>()->value = R[pc->b];
   NEXT(1);
-L_kClosure: {
-  Proto* p = K[pc->b].as<Proto>();
-  Value cv = make_closure(p, p->ncaptures);
-  Closure* c = cv.as<Closure>();
-  Value* self_free = p->ncaptures ? R[0].as<Closure>()->free() : nullptr;
-  for (int32_t k = 0; k < p->ncaptures; k++) {
-    Capture cap = p->captures[k];
-    c->free()[k] = cap.from_free ? self_free[cap.index] : R[cap.index];
-  }
-  R[pc->a] = cv;
+L_kClosure:
+  R[pc->a] = close_over(K[pc->b].as<Proto>(), R);
   NEXT(1);
-}
 L_kFixClosure:
   R[pc->a].as<Closure>()->free()[pc->b] = R[pc->c];
   NEXT(1);

@@ -53,6 +53,9 @@ enum VmOp : uint32_t {
   kVmEval,           // (eval expr [env])
 };
 
+// zero? on anything but a fixnum, as the inline op's slow path (raises for a non-number).
+bool zero_p(Value x);
+
 struct VmImpl {
   Vm* vm;
   Value* stack = nullptr;
