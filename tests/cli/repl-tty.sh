@@ -15,7 +15,10 @@ WAIT=${QUASI_TTY_WAIT:-30}  # seconds to wait for an expected output
 TRANSCRIPT=""               # everything read so far
 PENDING=""                  # read but not yet matched
 
-coproc QUASI_TTY { exec script -qfec "$QUASI" /dev/null 2>&1; }
+# `script -c` runs the command through $SHELL; `exec` makes quasi that process, else a shell
+# that does not exec its last command (dash, the SHELL of a root CI container) waits in the
+# same foreground process group and dies of the first Ctrl-C, and script reports 130.
+coproc QUASI_TTY { SHELL=/bin/sh exec script -qfec "exec $(printf '%q' "$QUASI")" /dev/null 2>&1; }
 QPID=$QUASI_TTY_PID
 IN=${QUASI_TTY[1]} OUTFD=${QUASI_TTY[0]}
 
