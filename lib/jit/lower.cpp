@@ -1,5 +1,7 @@
 #include "jit/lower.hpp"
 
+#include "jit/flonum_groups.hpp"
+
 namespace quasi::jit {
 
 namespace {
@@ -63,6 +65,7 @@ bool lower(const Proto* p, LoweredProc* out, std::string* why) {
     out->steps.push_back(s);
     i += s.width;
   }
+  out->flonum_groups = find_flonum_groups(p, out->steps, out->label);
   return true;
 }
 

@@ -22,8 +22,16 @@ struct Step {
   bool backward = false;  // the jump goes back (a loop): it is a poll point
 };
 
+// A run of flonum arithmetic computed in SSE registers (jit/flonum_groups.hpp finds them).
+constexpr int kMaxFlonumGroupValues = 14;  // SSE registers for its operands and results
+struct FlonumGroup {
+  size_t first = 0, last = 0;      // positions in LoweredProc::steps, inclusive
+  std::vector<uint16_t> live_out;  // registers written in the group and read after it
+};
+
 struct LoweredProc {
   std::vector<Step> steps;
+  std::vector<FlonumGroup> flonum_groups;  // in step order, disjoint
   std::vector<uint8_t> label;  // per bytecode index: something jumps here
   std::vector<uint8_t> entry;  // per bytecode index: the interpreter may enter native code here
 };

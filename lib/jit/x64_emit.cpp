@@ -22,6 +22,7 @@
 #include <cstddef>
 #include <cstring>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <vector>
 
@@ -218,8 +219,15 @@ class Emitter {
     for (size_t i = 0; i < labels_.size(); i++)
       if (lp_.label[i]) labels_[i] = a_.newLabel();
     epilogue_ = a_.newLabel();
-    for (const Step& s : lp_.steps) {
+    size_t group = 0;
+    for (size_t k = 0; k < lp_.steps.size(); k++) {
+      const Step& s = lp_.steps[k];
       if (lp_.label[size_t(s.index)]) a_.bind(labels_[size_t(s.index)]);
+      if (group < lp_.flonum_groups.size() && lp_.flonum_groups[group].first == k) {
+        flonum_group(lp_.flonum_groups[group]);
+        k = lp_.flonum_groups[group++].last;
+        continue;
+      }
       step(s);
     }
     if (lp_.label[size_t(p_->ncode)]) {
@@ -802,6 +810,148 @@ class Emitter {
   }
 
   static CondCode negate(CondCode cc) { return x86::negateCond(cc); }
+
+  // Jumps to `target` unless (op xmm0 xmm1) holds.
+  void flonum_branch(ArithOp op, const Label& target) {
+    if (op == kOpNumEq) {
+      a_.ucomisd(xmm0, xmm1);
+      a_.jp(target);  // NaN: not equal
+      a_.jne(target);
+    } else {
+      a_.j(negate(flonum_compare(op)), target);
+    }
+  }
+
+  // A group of flonum steps (jit/flonum_groups.hpp). Fast path: every operand read from the frame
+  // is checked to be a flonum and loaded once, the steps run in xmm2..xmm15, and only the values
+  // read after the group are boxed and stored — after all boxes exist, so that a failed
+  // allocation hands the untouched group to the interpreter. Otherwise (a fixnum, a bignum...)
+  // the steps run one by one as usual.
+  void flonum_group(const FlonumGroup& g) {
+    const Step& head = lp_.steps[g.first];
+    const Step& tail = lp_.steps[g.last];
+    Label generic = a_.newLabel(), done = a_.newLabel();
+    std::map<uint16_t, Xmm> value;       // register -> the xmm holding its value in the group
+    std::map<uint16_t, Value> constant;  // register -> the constant it holds (kConst)
+    int next_xmm = 2;
+    // find_flonum_groups keeps a group within kMaxFlonumGroupValues (xmm2..xmm15); were it not,
+    // asmjit would reject the register and the procedure would stay interpreted.
+    auto fresh = [&] { return xmm(uint32_t(next_xmm++)); };
+    auto load_double = [&](double d) {
+      Xmm x = fresh();
+      uint64_t bits;
+      std::memcpy(&bits, &d, 8);
+      a_.mov(rax, imm(bits));
+      a_.movq(x, rax);
+      return x;
+    };
+    auto read = [&](uint16_t reg) -> Xmm {
+      auto it = value.find(reg);
+      if (it != value.end()) return it->second;
+      Xmm x = fresh();
+      a_.mov(rax, R(reg));
+      check_type(rax, Type::Flonum, generic);
+      a_.movsd(x, qword_ptr(rax, kFlonumValue));
+      value[reg] = x;
+      return x;
+    };
+    // A final comparison: a branch, or a boolean stored in boolean_dst.
+    bool branch = false;
+    int32_t boolean_dst = -1;
+    ArithOp compare_op = kOpNumEq;
+    Xmm cx, cy;
+    for (size_t k = g.first; k <= g.last; k++) {
+      const Step& s = lp_.steps[k];
+      if (s.op == Op::kConst) {
+        value[s.a] = load_double(flonum_value(p_->consts[s.b]));
+        constant[s.a] = p_->consts[s.b];
+        continue;
+      }
+      bool with_immediate = s.op == Op::kAddI || s.op == Op::kSubI || s.op >= Op::kBrLtI;
+      if (s.op >= Op::kBrLt) {
+        branch = true;
+        compare_op = arith_op(s.op);
+        cx = read(s.a);
+        cy = with_immediate ? load_double(double(s.imm)) : read(s.b);
+        continue;
+      }
+      if (s.op >= Op::kLt && s.op <= Op::kNumEq) {
+        boolean_dst = s.a;
+        compare_op = arith_op(s.op);
+        cx = read(s.b);
+        cy = read(s.c);
+        value.erase(s.a);
+        constant.erase(s.a);
+        continue;
+      }
+      Xmm x = read(s.b);
+      Xmm y = with_immediate ? load_double(double(s.imm)) : read(s.c);
+      Xmm d = fresh();
+      a_.movapd(d, x);
+      switch (arith_op(s.op)) {
+        case kOpAdd: a_.addsd(d, y); break;
+        case kOpSub: a_.subsd(d, y); break;
+        default: a_.mulsd(d, y); break;
+      }
+      value[s.a] = d;
+      constant.erase(s.a);
+    }
+    std::vector<uint16_t> boxed;
+    for (uint16_t reg : g.live_out)
+      if (value.count(reg) && !constant.count(reg)) boxed.push_back(reg);
+    bool compare = branch || boolean_dst >= 0;
+    if (!boxed.empty()) {
+      // Spill what the calls would clobber: the values to box, then the comparison's operands.
+      int32_t slots = int32_t(boxed.size()) + (compare ? 2 : 0);
+      int32_t area = (slots * 8 + 15) & ~15;
+      int32_t compare_slot = int32_t(boxed.size()) * 8;
+      a_.sub(rsp, area);
+      for (size_t k = 0; k < boxed.size(); k++) a_.movsd(qword_ptr(rsp, int32_t(k) * 8), value[boxed[k]]);
+      if (compare) {
+        a_.movsd(qword_ptr(rsp, compare_slot), cx);
+        a_.movsd(qword_ptr(rsp, compare_slot + 8), cy);
+      }
+      Label exit = exit_label(head.index);  // resets rsp; nothing in the frame has changed yet
+      for (size_t k = 0; k < boxed.size(); k++) {
+        a_.movsd(xmm0, qword_ptr(rsp, int32_t(k) * 8));
+        call_runtime(reinterpret_cast<const void*>(&rt_flonum));
+        a_.test(rax, rax);
+        a_.jz(exit);
+        a_.mov(qword_ptr(rsp, int32_t(k) * 8), rax);  // the stack is scanned: the box stays alive
+      }
+      for (size_t k = 0; k < boxed.size(); k++) {
+        a_.mov(rax, qword_ptr(rsp, int32_t(k) * 8));
+        a_.mov(R(boxed[k]), rax);
+      }
+      if (compare) {
+        a_.movsd(xmm0, qword_ptr(rsp, compare_slot));
+        a_.movsd(xmm1, qword_ptr(rsp, compare_slot + 8));
+      }
+      a_.add(rsp, area);
+    } else if (compare) {
+      a_.movapd(xmm0, cx);
+      a_.movapd(xmm1, cy);
+    }
+    for (uint16_t reg : g.live_out) {
+      auto it = constant.find(reg);
+      if (it == constant.end()) continue;
+      load_constant(rax, it->second);
+      a_.mov(R(reg), rax);
+    }
+    if (branch) flonum_branch(compare_op, labels_[size_t(tail.target)]);
+    if (boolean_dst >= 0) {
+      Label is_false = a_.newLabel();
+      a_.mov(eax, int32_t(kFalse.bits));
+      flonum_branch(compare_op, is_false);
+      a_.mov(eax, int32_t(kTrue.bits));
+      a_.bind(is_false);
+      a_.mov(R(boolean_dst), rax);
+    }
+    a_.jmp(done);
+    a_.bind(generic);
+    for (size_t k = g.first; k <= g.last; k++) step(lp_.steps[k]);
+    a_.bind(done);
+  }
 
   // ---- calls and returns ----
 

@@ -28,7 +28,7 @@
 (define jd-seed
   (let ((s (get-environment-variable "JIT_DIFF_SEED")))
     (or (and s (string->number s)) 20250611)))
-(define jd-program-count 320)
+(define jd-program-count 360)
 
 ;; ---- the PRNG -----------------------------------------------------------------------------
 
@@ -564,6 +564,65 @@
                 (else (jd-gen-any jd-args-env 4)))))
         1))
 
+;; Flonum expression trees: the JIT computes runs of + - * and a final comparison in SSE
+;; registers and boxes only what lives on (jit/flonum_groups.hpp). Arguments are mostly flonums,
+;; sometimes fixnums, bignums, rationals or non-numbers (the group's generic path).
+(define jd-next-tuples #f)               ; arguments chosen by the shape, or #f
+
+(define (jd-flo-arg)
+  (let ((r (jd-rand 100)))
+    (cond ((< r 55) (- (/ (jd-rand 4000) 16.0) 100.0))
+          ((< r 80) (jd-pick jd-flo))
+          ((< r 88) (jd-pick jd-small))
+          ((< r 94) (jd-pick (list 1/3 -5/2 (expt 2 70) (- (expt 2 62)))))
+          (else (jd-pick jd-non-numbers)))))
+
+(define (jd-flo-tuples)
+  (let loop ((k (+ 3 (jd-rand 3))) (acc '()))
+    (if (= k 0) acc (loop (- k 1) (cons (list (jd-flo-arg) (jd-flo-arg) (jd-flo-arg)) acc)))))
+
+(define (jd-gen-flo vars d)
+  (if (or (<= d 0) (jd-chance 20))
+      (let ((r (jd-rand 100)))
+        (cond ((< r 70) (jd-pick vars))
+              ((< r 92) (jd-pick '(0.5 -0.0 0.0 2.5 -1.5 1e300 +nan.0 +inf.0 4.0)))
+              (else (jd-pick '(0 1 -2 3)))))
+      (let ((a (lambda () (jd-gen-flo vars (- d 1)))))
+        (case (jd-rand 8)
+          ((0 1) `(+ ,(a) ,(a)))
+          ((2 3) `(* ,(a) ,(a)))
+          ((4 5) `(- ,(a) ,(a)))
+          ((6) `(+ ,(a) ,(jd-pick '(1 -1 7 1000))))
+          (else `(- ,(a) ,(jd-pick '(1 2 -3))))))))
+
+(define (jd-flo-compare vars d)
+  (if (jd-chance 25)
+      `(,(jd-pick '(< <= > >= =)) ,(jd-gen-flo vars d) ,(jd-pick '(0 4 -1 100)))
+      `(,(jd-pick '(< <= > >= =)) ,(jd-gen-flo vars d) ,(jd-gen-flo vars d))))
+
+(define (jd-shape-flonum)
+  (let ((v '(x y z)))
+    (set! jd-next-tuples (jd-flo-tuples))
+    (case (jd-rand 6)
+      ((0) (cons `(lambda (x y z) ,(jd-gen-flo v (+ 2 (jd-rand 3)))) 1))
+      ((1) (cons `(lambda (x y z)
+                    (if ,(jd-flo-compare v 2) ,(jd-gen-flo v 2) ,(jd-gen-flo v 2)))
+                 1))
+      ((2) (cons `(lambda (x y z)
+                    (let ((b ,(jd-flo-compare v 2))) (list b ,(jd-gen-flo v 2))))
+                 1))
+      ((3) (cons `(lambda (x y z)
+                    (let* ((t ,(jd-gen-flo v 2)) (u ,(jd-gen-flo '(x y z t) 2)))
+                      (list t u ,(jd-gen-flo '(t u z) 2))))
+                 1))
+      (else
+       (cons `(lambda (x y z)
+                (let loop ((a x) (b y) (k 0))
+                  (if (or (= k 20) ,(jd-flo-compare '(a b z) 2))
+                      (list a b k)
+                      (loop ,(jd-gen-flo '(a b z) 3) ,(jd-gen-flo '(a b z) 2) (+ k 1)))))
+             20)))))
+
 ;; Errors by construction: wrong types and arities at the primitives the JIT may inline.
 (define (jd-shape-bad)
   (cons `(lambda (x y z)
@@ -585,7 +644,7 @@
         (cons 5 jd-shape-countdown) (cons 6 jd-shape-rec) (cons 5 jd-shape-mutual)
         (cons 8 jd-shape-closure) (cons 7 jd-shape-vector) (cons 5 jd-shape-vector-edges) (cons 6 jd-shape-escape)
         (cons 4 jd-shape-reenter) (cons 6 jd-shape-wind) (cons 5 jd-shape-guard)
-        (cons 8 jd-shape-bad)))
+        (cons 8 jd-shape-bad) (cons 12 jd-shape-flonum)))
 
 (define (jd-gen-program)
   (let* ((total (apply + (map car jd-shapes)))
@@ -656,9 +715,9 @@
                 tuples ref (cadr res))))
 
 (define (jd-test-program k)
-  (let* ((pc (jd-gen-program))
+  (let* ((pc (begin (set! jd-next-tuples #f) (jd-gen-program)))
          (prog (car pc))
-         (tuples (jd-tuples))
+         (tuples (or jd-next-tuples (jd-tuples)))
          (all? (jd-chance 50))
          (off (jd-run 'off prog tuples 0 #f)))
     (cond ((not (car off))

@@ -518,6 +518,72 @@ TEST_CASE("jit: + - * with bignums, rationals and flonums", "[jit]") {
   same(defs, "(f (exact->inexact (expt 2 62)) (- (expt 2 62)))");
 }
 
+TEST_CASE("jit: runs of flonum arithmetic (flonum groups)", "[jit]") {
+  // Intermediates die inside the expression: computed in SSE registers, never boxed.
+  std::string defs = "(define (f x y z) (+ (* x y) (- z (* x 2.0))))";
+  CHECK(same(defs, "(f 1.5 2.0 10.0)") == "10.0");
+  CHECK(same(defs, "(f -0.0 0.0 -0.0)") == "0.0");
+  CHECK(same(defs, "(f +nan.0 1.0 1.0)") == "+nan.0");
+  CHECK(same(defs, "(f 1e300 1e300 1.0)") == "+inf.0");
+  CHECK(same(defs, "(f +inf.0 0.0 1.0)") == "+nan.0");
+  // Any operand that is not a flonum takes the one-by-one path: exact results, errors.
+  CHECK(same(defs, "(f 3 4 10)") == "16.0");
+  CHECK(same(defs, "(f 3 4 10.5)") == "16.5");
+  CHECK(same(defs, "(f (expt 2 70) 1.0 0)") == "-1.1805916207174113e21");
+  CHECK(same(defs, "(f 1/2 0.5 1/4)") == "-0.5");
+  CHECK(contains(same(defs, "(f 1.5 'a 2.0)"), "*: expected a number, got a"));
+  CHECK(contains(same(defs, "(f 1.5 2.0 \"s\")"), "-: expected a number"));
+  // Immediates, a value reused in the group, a register overwritten in it.
+  CHECK(same("(define (f x) (- (+ (* x x) 1) 3))", "(f 0.5)") == "-1.75");
+  CHECK(same("(define (f x) (- (+ (* x x) 1) 3))", "(f 2)") == "2");
+  CHECK(same("(define (f x y) (let ((t (* x y))) (* (+ t 1.0) (- t 1.0))))", "(f 2.0 1.5)") == "8.0");
+}
+
+TEST_CASE("jit: flonum groups ending in a comparison", "[jit]") {
+  std::string branch = "(define (f x y) (if (> (+ (* x x) (* y y)) 4.0) 'out 'in))";
+  CHECK(same(branch, "(f 1.0 1.0)") == "in");
+  CHECK(same(branch, "(f 2.0 1.0)") == "out");
+  CHECK(same(branch, "(f +nan.0 1.0)") == "in");
+  CHECK(same(branch, "(f 2 1)") == "out");
+  CHECK(contains(same(branch, "(f 2.0 #f)"), "*: expected a number, got #f"));
+  std::string eq = "(define (f x y) (if (= (* x y) 6.0) 'six 'other))";
+  CHECK(same(eq, "(f 2.0 3.0)") == "six");
+  CHECK(same(eq, "(f +nan.0 3.0)") == "other");
+  CHECK(same(eq, "(f 2 3)") == "six");
+  std::string imm = "(define (f x y) (if (< (- x y) 4) 'small 'large))";
+  CHECK(same(imm, "(f 5.5 2.0)") == "small");
+  CHECK(same(imm, "(f 8.5 2.0)") == "large");
+  CHECK(same(imm, "(f -inf.0 2.0)") == "small");
+  // As a value, with or without values that live on.
+  std::string value = "(define (f x y) (let ((b (<= (* x y) (+ x y)))) (list b (* x 2.0))))";
+  CHECK(same(value, "(f 1.0 1.0)") == "(#t 2.0)");
+  CHECK(same(value, "(f 3.0 3.0)") == "(#f 6.0)");
+  CHECK(same(value, "(f +nan.0 3.0)") == "(#f +nan.0)");
+  std::string kept = "(define (f x y) (let* ((s (+ x y)) (b (>= (* s s) 10.0))) (list s b)))";
+  CHECK(same(kept, "(f 1.0 2.0)") == "(3.0 #f)");
+  CHECK(same(kept, "(f 2.0 2.0)") == "(4.0 #t)");
+}
+
+TEST_CASE("jit: a mandelbrot loop in SSE registers", "[jit]") {
+  std::string defs =
+      "(define (f cr ci)"
+      "  (let loop ((zr 0.0) (zi 0.0) (k 0))"
+      "    (if (or (= k 64) (> (+ (* zr zr) (* zi zi)) 4.0))"
+      "        k"
+      "        (loop (+ (- (* zr zr) (* zi zi)) cr) (+ (* 2.0 (* zr zi)) ci) (+ k 1)))))";
+  same(defs, "(list (f -0.75 0.1) (f 0.3 0.5) (f -2.0 0.0) (f 0.25 +nan.0))", {}, false);
+  CHECK(same(defs, "(f 0.0 0.0)", {}, false) == "64");
+  CHECK(same(defs, "(f 1.0 1.0)", {}, false) == "2");
+  // The group is really there: only flonum groups use xmm2 and up.
+  JitEngine j;
+  j.run("(define (g x y) (if (> (+ (* x x) (* y y)) 4.0) 1 2))");
+  CHECK(j.run("(jit-compile! g)") == "#t");
+  std::string listing = j.display("(jit-disassemble g)");
+  INFO(listing);
+  CHECK(contains(listing, "mulsd xmm3"));
+  CHECK(contains(listing, "addsd xmm6"));
+}
+
 TEST_CASE("jit: + - * errors name the procedure", "[jit]") {
   std::string r = same("(define (f x y) (+ x y))", "(f 1 'a)");
   CHECK(contains(r, "+: expected a number, got a"));
