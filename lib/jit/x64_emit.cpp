@@ -23,12 +23,15 @@
 #include <cstring>
 #include <functional>
 #include <map>
+#include <string>
+#include <string_view>
 #include <mutex>
 #include <vector>
 
 #include "core/numbers.hpp"
 #include "core/object.hpp"
 #include "jit/jit_code.hpp"
+#include "jit/flonum_groups.hpp"
 #include "jit/lower.hpp"
 #include "jit/x64_emit.hpp"
 #include "vm/vm_impl.hpp"
@@ -215,6 +218,7 @@ class Emitter {
       : a_(a), p_(p), lp_(lp), constants_(constants) {}
 
   void emit() {
+    for (size_t k = 0; k < lp_.steps.size(); k++) position_[lp_.steps[k].index] = k;
     labels_.resize(size_t(p_->ncode) + 1);
     for (size_t i = 0; i < labels_.size(); i++)
       if (lp_.label[i]) labels_[i] = a_.newLabel();
@@ -265,6 +269,7 @@ class Emitter {
   Label epilogue_;
   std::vector<std::pair<int32_t, Label>> exits_;
   std::vector<SlowPath> slow_paths_;
+  std::map<int32_t, size_t> position_;  // bytecode index -> position in lp_.steps
 
   static Mem R(int reg) { return qword_ptr(r12, int32_t(reg) * 8); }
 
@@ -1017,6 +1022,7 @@ class Emitter {
       a_.je(after_exit);
       a_.jmp(after);
     }});
+    if (Value prim = known_primitive(s); prim.bits != 0) inline_primitive(s, prim, false);
     check_compiled_callee(s, exit, primitive);
     // Room for the callee's frame and one more VM frame (the interpreter's limits).
     a_.movsxd(rcx, dword_ptr(rsi, kProtoNregs));
@@ -1065,6 +1071,156 @@ class Emitter {
     a_.jmp(qword_ptr(rdx, kJitEntry0));
   }
 
+  // The builtin primitive R[a] was loaded with just before this call (a constant, or the value
+  // its global cell holds now), when it is one that inline_primitive knows (and takes this call's one argument); else 0. The
+  // recipes go by name, so only the engine's own primitives qualify (no data attached).
+  Value known_primitive(const Step& s) {
+    if (s.b != 1 && s.b != 2) return Value{0};
+    auto it = position_.find(s.index);
+    if (it == position_.end()) return Value{0};
+    // The step that last wrote R[a], within the basic block (argument set-up comes between).
+    const Step* prev = nullptr;
+    for (size_t k = it->second; k-- > 0;) {
+      if (lp_.label[size_t(lp_.steps[k + 1].index)]) break;
+      if (register_use(p_, lp_.steps[k]).write == s.a) {
+        prev = &lp_.steps[k];
+        break;
+      }
+    }
+    if (!prev || (prev->op != Op::kGlobalRef && prev->op != Op::kConst)) return Value{0};
+    const Step& step = *prev;
+    Value v = p_->consts[step.b];  // the optimizer's constant primitive, or the global's cell
+    if (step.op == Op::kGlobalRef) {
+      if (!has_type(v, Type::GlobalCell)) return Value{0};
+      v = v.as<GlobalCell>()->value;
+    }
+    if (!is_primitive(v)) return Value{0};
+    const Primitive* pr = v.as<Primitive>();
+    if (pr->data || pr->data_value != kFalse || !(pr->flags & kPure) || !pr->name) return Value{0};
+    Recipe r = primitive_recipe(pr->name);
+    return r.kind == RecipeKind::kNone || r.argc != s.b ? Value{0} : v;
+  }
+
+  enum class RecipeKind { kNone, kCxr, kHeapType, kChar, kBoolean, kNumber, kEof, kCharCompare };
+  struct Recipe {
+    RecipeKind kind = RecipeKind::kNone;
+    int argc = 1;
+    Type type = Type::Pair;          // kHeapType
+    std::string path;                // kCxr: the a/d letters, applied right to left
+    CondCode cc = CondCode::kE;      // kCharCompare: on the characters' bits (code point << 3 | 2)
+  };
+  static Recipe primitive_recipe(std::string_view name) {
+    Recipe r;
+    if (name.size() >= 3 && name.size() <= 6 && name.front() == 'c' && name.back() == 'r' &&
+        name.find_first_not_of("ad", 1) == name.size() - 1) {
+      r.kind = RecipeKind::kCxr;
+      r.path = std::string(name.substr(1, name.size() - 2));
+    } else if (name == "symbol?" || name == "string?" || name == "vector?" || name == "pair?") {
+      r.kind = RecipeKind::kHeapType;
+      r.type = name == "symbol?" ? Type::Symbol : name == "string?" ? Type::String
+             : name == "vector?" ? Type::Vector : Type::Pair;
+    } else if (name == "char?") {
+      r.kind = RecipeKind::kChar;
+    } else if (name == "boolean?") {
+      r.kind = RecipeKind::kBoolean;
+    } else if (name == "number?" || name == "complex?" || name == "real?") {
+      r.kind = RecipeKind::kNumber;
+    } else if (name == "eof-object?") {
+      r.kind = RecipeKind::kEof;
+    } else if (name == "char=?" || name == "char<?" || name == "char>?" || name == "char<=?" || name == "char>=?") {
+      r.kind = RecipeKind::kCharCompare;
+      r.argc = 2;
+      r.cc = name == "char=?" ? CondCode::kE : name == "char<?" ? CondCode::kB : name == "char>?" ? CondCode::kA
+           : name == "char<=?" ? CondCode::kBE : CondCode::kAE;
+    }
+    return r;
+  }
+
+  // The primitive's work done inline when R[a] still holds it: the result goes to R[a] and
+  // execution continues after the call; an argument it cannot take (car of a non-pair) falls
+  // back to the call, which reports the error as always.
+  void inline_primitive(const Step& s, Value prim, bool tail) {
+    Recipe r = primitive_recipe(prim.as<Primitive>()->name);
+    Label general = a_.newLabel();
+    a_.mov(rax, R(s.a));
+    load_constant(rcx, prim);
+    a_.cmp(rax, rcx);
+    a_.jne(general);
+    a_.mov(rax, R(s.a + 1));
+    Label yes = a_.newLabel(), no = a_.newLabel(), store = a_.newLabel();
+    switch (r.kind) {
+      case RecipeKind::kCxr:
+        for (size_t k = r.path.size(); k-- > 0;) {
+          check_type(rax, Type::Pair, general);
+          a_.mov(rax, qword_ptr(rax, r.path[k] == 'a' ? kPairCar : kPairCdr));
+        }
+        a_.jmp(store);
+        break;
+      case RecipeKind::kHeapType:
+        check_type(rax, r.type, no);
+        a_.jmp(yes);
+        break;
+      case RecipeKind::kChar:
+        a_.and_(eax, 7);
+        a_.cmp(eax, 2);
+        a_.jne(no);
+        a_.jmp(yes);
+        break;
+      case RecipeKind::kBoolean:
+        a_.cmp(rax, int32_t(kTrue.bits));
+        a_.je(yes);
+        a_.cmp(rax, int32_t(kFalse.bits));
+        a_.jne(no);
+        a_.jmp(yes);
+        break;
+      case RecipeKind::kNumber:
+        a_.test(al, 1);
+        a_.jnz(yes);
+        a_.test(al, 7);
+        a_.jnz(no);
+        a_.movzx(ecx, byte_ptr(rax));
+        a_.sub(ecx, int32_t(Type::Flonum));
+        a_.cmp(ecx, int32_t(Type::Ratnum) - int32_t(Type::Flonum));
+        a_.ja(no);
+        a_.jmp(yes);
+        break;
+      case RecipeKind::kEof:
+        a_.cmp(rax, int32_t(kEof.bits));
+        a_.jne(no);
+        a_.jmp(yes);
+        break;
+      case RecipeKind::kCharCompare:
+        a_.mov(rcx, R(s.a + 2));
+        a_.mov(edx, eax);
+        a_.and_(edx, 7);
+        a_.cmp(edx, 2);
+        a_.jne(general);
+        a_.mov(edx, ecx);
+        a_.and_(edx, 7);
+        a_.cmp(edx, 2);
+        a_.jne(general);
+        a_.cmp(rax, rcx);
+        a_.j(negate(r.cc), no);
+        a_.jmp(yes);
+        break;
+      case RecipeKind::kNone:
+        break;
+    }
+    a_.bind(no);
+    a_.mov(eax, int32_t(kFalse.bits));
+    a_.jmp(store);
+    a_.bind(yes);
+    a_.mov(eax, int32_t(kTrue.bits));
+    a_.bind(store);
+    if (tail) {
+      emit_return();
+    } else {
+      a_.mov(R(s.a), rax);
+      a_.jmp(labels_[size_t(s.index + 1)]);
+    }
+    a_.bind(general);
+  }
+
   void tail_call(const Step& s) {
     Label exit = exit_label(s.index);
     poll(s.index);
@@ -1073,6 +1229,7 @@ class Emitter {
       call_primitive(s, exit);
       emit_return();
     }});
+    if (Value prim = known_primitive(s); prim.bits != 0) inline_primitive(s, prim, true);
     check_compiled_callee(s, exit, primitive);
     a_.movsxd(rcx, dword_ptr(rsi, kProtoNregs));
     a_.mov(rdi, qword_ptr(rbx, kVmFp));

@@ -518,6 +518,43 @@ TEST_CASE("jit: + - * with bignums, rationals and flonums", "[jit]") {
   same(defs, "(f (exact->inexact (expt 2 62)) (- (expt 2 62)))");
 }
 
+TEST_CASE("jit: small primitives done inline (c[ad]+r, type tests, char comparisons)", "[jit]") {
+  std::string defs =
+      "(define (f x) (list (cadr x) (cddr x) (caddr x) (number? (car x)) (symbol? (cadr x))"
+      "  (string? x) (vector? x) (pair? x) (char? (car x)) (boolean? (car x)) (eof-object? x)))";
+  CHECK(same(defs, "(f '(1 a 2))") == "(a (2) 2 #t #t #f #f #t #f #f #f)");
+  CHECK(same(defs, "(f '(#\\a \"s\" #t))") == "(\"s\" (#t) #t #f #f #f #f #t #t #f #f)");
+  CHECK(same(defs, "(f (list 2.5 'b 1/2))") == "(b (1/2) 1/2 #t #t #f #f #t #f #f #f)");
+  CHECK(same(defs, "(f (list (expt 2 80) 'b #f))") == "(b (#f) #f #t #t #f #f #t #f #f #f)");
+  CHECK(same(defs, "(f (list #f 'b 3))") == "(b (3) 3 #f #t #f #f #t #f #t #f)");
+  // Errors come from the primitive itself, as in the interpreter.
+  CHECK(contains(same(defs, "(f '(1))"), "cadr"));
+  CHECK(contains(same("(define (f x) (caddr x))", "(f '(1 2))"), "caddr"));
+  CHECK(contains(same("(define (f x) (cadr x))", "(f 5)"), "5"));
+  // In tail position, and on the other argument types.
+  CHECK(same("(define (f x) (if (symbol? x) 'sym (cadr x)))", "(list (f 'a) (f '(1 2)))") == "(sym 2)");
+  CHECK(same("(define (f x) (number? x))", "(map f (list 1 2.0 1/2 (expt 2 70) 'a \"s\" #\\a '()))") ==
+        "(#t #t #t #t #f #f #f #f)");
+  CHECK(same("(define (f x) (char? x))", "(map f (list #\\a 1 'a \"a\" #f))") == "(#t #f #f #f #f)");
+  std::string chars = "(define (f a b) (list (char=? a b) (char<? a b) (char>? a b) (char<=? a b) (char>=? a b)))";
+  CHECK(same(chars, "(f #\\a #\\b)") == "(#f #t #f #t #f)");
+  CHECK(same(chars, "(f #\\b #\\a)") == "(#f #f #t #f #t)");
+  CHECK(same(chars, "(f #\\x3bb #\\x3bb)") == "(#t #f #f #t #t)");
+  CHECK(same(chars, "(f #\\x10FFFF #\\a)") == "(#f #f #t #f #t)");
+  CHECK(contains(same(chars, "(f #\\a 1)"), "char=?"));
+  // A global assigned after compiling: the code checks that it still holds the same builtin.
+  JitEngine j;
+  j.run("(define op cadr) (define (g x) (op x))");
+  CHECK(j.run("(jit-compile! g)") == "#t");
+  CHECK(j.run("(g '(1 2 3))") == "2");
+  j.run("(set! op caddr)");
+  CHECK(j.run("(g '(1 2 3))") == "3");
+  j.run("(set! op (lambda (x) 'mine))");
+  CHECK(j.run("(g '(1 2 3))") == "mine");
+  j.run("(set! op symbol?)");
+  CHECK(j.run("(g 'a)") == "#t");
+}
+
 TEST_CASE("jit: runs of flonum arithmetic (flonum groups)", "[jit]") {
   // Intermediates die inside the expression: computed in SSE registers, never boxed.
   std::string defs = "(define (f x y z) (+ (* x y) (- z (* x 2.0))))";
