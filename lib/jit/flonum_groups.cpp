@@ -49,7 +49,7 @@ RegisterUse register_use(const Proto* p, const Step& s) {
       break;
     case Op::kClosure: {
       Value v = p->consts[s.b];
-      if (!v.is_ptr()) {
+      if (!has_type(v, Type::Proto)) {
         u.reads_all = true;
         break;
       }

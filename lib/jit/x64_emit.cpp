@@ -1082,8 +1082,10 @@ class Emitter {
     const Step* prev = nullptr;
     for (size_t k = it->second; k-- > 0;) {
       if (lp_.label[size_t(lp_.steps[k + 1].index)]) break;
-      if (register_use(p_, lp_.steps[k]).write == s.a) {
-        prev = &lp_.steps[k];
+      const Step& before = lp_.steps[k];
+      if ((before.op == Op::kCall || before.op == Op::kTailCall) && before.a < s.a) break;  // clobbers R[a]
+      if (register_use(p_, before).write == s.a) {
+        prev = &before;
         break;
       }
     }
