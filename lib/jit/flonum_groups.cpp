@@ -6,6 +6,8 @@
 
 namespace quasi::jit {
 
+bool has_immediate(Op op) { return op == Op::kAddI || op == Op::kSubI || (op >= Op::kBrLtI && op <= Op::kBrNumEqI); }
+
 RegisterUse register_use(const Proto* p, const Step& s) {
   RegisterUse u;
   auto read = [&](int r) { u.reads.push_back(uint16_t(r)); };
@@ -95,7 +97,6 @@ bool is_compare_branch(Op op) {
 bool is_compare_value(Op op) { return op >= Op::kLt && op <= Op::kNumEq; }
 // A comparison ends a group: its result is a boolean, not a flonum.
 bool is_terminal(Op op) { return is_compare_branch(op) || is_compare_value(op); }
-bool has_immediate(Op op) { return op == Op::kAddI || op == Op::kSubI || (op >= Op::kBrLtI && op <= Op::kBrNumEqI); }
 bool is_flonum_constant(const Proto* p, const Step& s) {
   return s.op == Op::kConst && p->consts[s.b].is_ptr() && has_type(p->consts[s.b], Type::Flonum);
 }
@@ -160,24 +161,18 @@ class Liveness {
   std::vector<uint64_t> live_in_, live_out_;
 };
 
-// Registers a step reads as flonum operands (an immediate is not a register).
-std::vector<uint16_t> operands(const Step& s) {
-  if (s.op == Op::kConst) return {};
-  if (s.op == Op::kAddI || s.op == Op::kSubI) return {s.b};
-  if (s.op == Op::kAdd || s.op == Op::kSub || s.op == Op::kMul || is_compare_value(s.op)) return {s.b, s.c};
-  if (has_immediate(s.op)) return {s.a};
-  return {s.a, s.b};  // a compare-and-branch of two registers
-}
+// The registers a member step reads are its flonum operands (an immediate is not a register).
+std::vector<uint16_t> operands(const Proto* p, const Step& s) { return register_use(p, s).reads; }
 
 // Whether steps[first..last] make a worthwhile group; fills live_out.
-bool check_group(const std::vector<Step>& steps, size_t first, size_t last, const Liveness& live,
+bool check_group(const Proto* p, const std::vector<Step>& steps, size_t first, size_t last, const Liveness& live,
                  FlonumGroup* g) {
   std::set<uint16_t> written;
   std::set<uint16_t> produced_and_read;  // values made in the group and used in it
   std::map<uint16_t, size_t> writer;
   for (size_t k = first; k <= last; k++) {
     const Step& s = steps[k];
-    for (uint16_t r : operands(s))
+    for (uint16_t r : operands(p, s))
       if (written.count(r) && is_arith(steps[writer[r]].op)) produced_and_read.insert(uint16_t(writer[r]));
     if (!is_compare_branch(s.op)) {
       written.insert(s.a);
@@ -227,7 +222,7 @@ std::vector<FlonumGroup> find_flonum_groups(const Proto* p, const std::vector<St
       if (!is_member(p, s)) break;
       int more = has_immediate(s.op) ? 1 : 0;
       std::set<uint16_t> new_leaves;
-      for (uint16_t r : operands(s))
+      for (uint16_t r : operands(p, s))
         if (!written.count(r) && !leaves.count(r)) new_leaves.insert(r);
       more += int(new_leaves.size()) + (is_terminal(s.op) ? 0 : 1);
       if (values + more > kMaxFlonumGroupValues) break;
@@ -241,14 +236,14 @@ std::vector<FlonumGroup> find_flonum_groups(const Proto* p, const std::vector<St
     while (last > first) {
       const Step& s = steps[last];
       bool uses_group_value = false;
-      for (uint16_t r : operands(s))
+      for (uint16_t r : operands(p, s))
         for (size_t k = first; k < last; k++)
           if (!is_compare_branch(steps[k].op) && steps[k].a == r) uses_group_value = true;
       if (uses_group_value) break;
       last--;
     }
     FlonumGroup g;
-    if (last > first && check_group(steps, first, last, live, &g)) {
+    if (last > first && check_group(p, steps, first, last, live, &g)) {
       groups.push_back(std::move(g));
       first = last + 1;
     } else {

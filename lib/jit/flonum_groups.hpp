@@ -16,6 +16,9 @@ namespace quasi::jit {
 std::vector<FlonumGroup> find_flonum_groups(const Proto* p, const std::vector<Step>& steps,
                                             const std::vector<uint8_t>& label);
 
+// Whether a member step's second operand is its immediate (add-imm, sub-imm, compare-imm).
+bool has_immediate(Op op);
+
 // Registers an instruction reads and writes (for liveness); `reads_all` when unknown.
 struct RegisterUse {
   std::vector<uint16_t> reads;

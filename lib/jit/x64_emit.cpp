@@ -335,6 +335,14 @@ class Emitter {
     a_.jne(otherwise);
   }
 
+  // Jumps to `otherwise` when the value in `reg` is not a character (edx is clobbered).
+  void check_char(const Gp& reg, const Label& otherwise) {
+    a_.mov(edx, reg.r32());
+    a_.and_(edx, 7);
+    a_.cmp(edx, 2);
+    a_.jne(otherwise);
+  }
+
   // A poll point: one decrement; at zero the interpreter polls (and counts again).
   void poll(int32_t index) {
     a_.sub(qword_ptr(rbx, kVmPoll), 1);
@@ -872,7 +880,7 @@ class Emitter {
         constant[s.a] = p_->consts[s.b];
         continue;
       }
-      bool with_immediate = s.op == Op::kAddI || s.op == Op::kSubI || s.op >= Op::kBrLtI;
+      bool with_immediate = has_immediate(s.op);
       if (s.op >= Op::kBrLt) {
         branch = true;
         compare_op = arith_op(s.op);
@@ -1163,9 +1171,7 @@ class Emitter {
         a_.jmp(yes);
         break;
       case RecipeKind::kChar:
-        a_.and_(eax, 7);
-        a_.cmp(eax, 2);
-        a_.jne(no);
+        check_char(rax, no);
         a_.jmp(yes);
         break;
       case RecipeKind::kBoolean:
@@ -1193,14 +1199,8 @@ class Emitter {
         break;
       case RecipeKind::kCharCompare:
         a_.mov(rcx, R(s.a + 2));
-        a_.mov(edx, eax);
-        a_.and_(edx, 7);
-        a_.cmp(edx, 2);
-        a_.jne(general);
-        a_.mov(edx, ecx);
-        a_.and_(edx, 7);
-        a_.cmp(edx, 2);
-        a_.jne(general);
+        check_char(rax, general);
+        check_char(rcx, general);
         a_.cmp(rax, rcx);
         a_.j(negate(r.cc), no);
         a_.jmp(yes);
