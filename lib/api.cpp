@@ -368,6 +368,10 @@ bool Engine::contains(std::string_view name) {
   return bridge::lookup_global(state_->engine, name, &w);
 }
 
+std::vector<std::string> Engine::globals(std::string_view prefix) {
+  return bridge::global_names(state_->engine, prefix);
+}
+
 void Engine::set_value(std::string_view name, const Value& v) { bridge::define_global(state_->engine, name, v.word()); }
 
 Value Engine::register_function(std::string_view name, std::unique_ptr<detail::HostFunction> fn, int min_args,

@@ -12,6 +12,7 @@
 //    ExitRequest) leaves a host procedure: host_trampoline turns the others into Scheme errors.
 #include <cxxabi.h>
 
+#include <algorithm>
 #include <atomic>
 #include <memory>
 #include <mutex>
@@ -391,6 +392,21 @@ void define_global(Engine* e, std::string_view name, Word value) {
     return;
   }
   e->vm.interaction_env->define(sym, v);
+}
+
+std::vector<std::string> global_names(Engine* e, std::string_view prefix) {
+  Entry entry(e);
+  bool internals = !prefix.empty() && prefix.front() == '%';
+  std::vector<std::string> names;
+  for (const auto& [sym, binding] : *e->vm.interaction_env->table) {
+    if (has_type(binding, Type::GlobalCell) && binding.as<GlobalCell>()->value == kUnbound) continue;
+    std::string_view name = quasi::symbol_name(sym);
+    if (name.substr(0, prefix.size()) != prefix) continue;
+    if (!internals && !name.empty() && name.front() == '%') continue;
+    names.emplace_back(name);
+  }
+  std::sort(names.begin(), names.end());
+  return names;
 }
 
 bool input_incomplete(std::string_view code) { return datum_incomplete(code); }

@@ -51,6 +51,9 @@ Word apply(Engine* e, Word proc, int argc, const Word* argv);
 bool lookup_global(Engine* e, std::string_view name, Word* out);
 // (define name value) in the interaction environment.
 void define_global(Engine* e, std::string_view name, Word value);
+// Names bound in the interaction environment (variables with a value, and keywords) that start
+// with `prefix`, sorted; names starting with '%' (internals) only when `prefix` does.
+std::vector<std::string> global_names(Engine* e, std::string_view prefix);
 bool input_incomplete(std::string_view code);
 void set_command_line(Engine* e, const std::vector<std::string>& args);
 // Any thread; async-signal-safe.

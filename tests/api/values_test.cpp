@@ -2,6 +2,7 @@
 // Public header only.
 #include <quasi/quasi.hpp>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <map>
 #include <memory>
@@ -167,6 +168,28 @@ TEST_CASE("get, set and call", "[api][values]") {
   // A Scheme procedure as a std::function.
   auto add_fn = engine.get<std::function<int(int, int)>>("add");
   CHECK(add_fn(20, 22) == 42);
+}
+
+TEST_CASE("globals lists bound names by prefix", "[api][values]") {
+  Engine engine;
+  engine.eval("(define my-counter 1) (define (my-add a b) (+ a b)) (define-syntax my-swap! (syntax-rules () ((_ a b) #t)))");
+  engine.define("my-host", [](int x) { return x + 1; });
+  using Names = std::vector<std::string>;
+  CHECK(engine.globals("my-") == Names{"my-add", "my-counter", "my-host", "my-swap!"});
+  Names cars = engine.globals("car");
+  CHECK(std::find(cars.begin(), cars.end(), "car") != cars.end());
+  Names defs = engine.globals("defin");
+  CHECK(std::find(defs.begin(), defs.end(), "define") != defs.end());  // keywords too
+  CHECK(engine.globals("no-such-prefix-").empty());
+  // A name referred to but never defined is not bound.
+  engine.eval("(define (later) (my-undefined-thing))");
+  CHECK(engine.globals("my-undefined").empty());
+  // Internals ('%' names) only when asked for.
+  for (const std::string& n : engine.globals("")) CHECK(n.front() != '%');
+  CHECK_FALSE(engine.globals("%").empty());
+  Names all = engine.globals();
+  CHECK(std::is_sorted(all.begin(), all.end()));
+  CHECK(all.size() > 200);
 }
 
 namespace {

@@ -394,6 +394,11 @@ class Engine {
     return detail::Codec<D>::from(this, get(name).word());
   }
   bool contains(std::string_view name);
+  // The names bound in the interaction environment (variables with a value, and syntactic
+  // keywords such as `define` or a user's macro) that start with `prefix`, sorted. Names that
+  // start with '%' are the engine's internals and are listed only when `prefix` starts with '%'.
+  // For a REPL's completion or an `apropos`.
+  std::vector<std::string> globals(std::string_view prefix = "");
   // Defines (or assigns) a global variable.
   template <class T>
   void set(std::string_view name, T&& value) {
