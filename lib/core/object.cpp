@@ -216,4 +216,6 @@ Value reverse_list(Value v) {
   return r;
 }
 
+void (*watched_cell_written)(Value cell) = nullptr;
+
 }  // namespace quasi

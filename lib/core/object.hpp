@@ -1,8 +1,8 @@
 // object.hpp — layouts of the core heap objects and their constructors and accessors.
 //
-// Each struct starts with Object's header word (see value.hpp). Objects that other subsystems
-// own (Proto, Closure, Continuation in vm/, Port in builtins/, Environment/Identifier/Macro in
-// eval/) are declared there. Variable-length objects keep their length in the header payload and
+// Each struct starts with Object's header word (see value.hpp). Primitives are in core/prim.hpp,
+// closures, code objects and continuations in core/procedure.hpp; objects that other subsystems
+// own (Port in builtins/, Environment/Identifier/Macro in eval/) are declared there. Variable-length objects keep their length in the header payload and
 // their items inline after the header.
 #pragma once
 
@@ -15,6 +15,7 @@
 #include "core/gc.hpp"
 #include "core/srcloc.hpp"
 #include "core/value.hpp"
+#include "core/prim.hpp"
 
 namespace quasi {
 
@@ -109,34 +110,6 @@ struct Ratnum : Object {
   __mpq_struct q;
 };
 
-// ---- procedures implemented in C++ ---------------------------------------------------------
-struct Primitive;
-using PrimFn = Value (*)(Vm& vm, Primitive* self, int argc, Value* argv);
-
-// Facts about a primitive that the optimizer looks up instead of matching names.
-enum PrimFlags : uint32_t {
-  kPure = 1u << 0,        // no side effects, result depends only on the arguments
-  kFoldable = 1u << 1,    // may be evaluated at compile time on constant arguments
-  kAllocates = 1u << 2,   // returns a fresh object (identity matters: never fold eq? on it)
-  kHasEffects = 1u << 3,  // mutates state or does I/O
-  kMayRaise = 1u << 4,    // may raise an error on some arguments
-  kVmSpecial = 1u << 5,   // control primitive run by the VM itself (apply, call/cc, values, ...)
-};
-
-struct Primitive : Object {
-  PrimFn fn;
-  const char* name;
-  int32_t min_args;
-  int32_t max_args;  // -1: any number
-  uint32_t flags;
-  uint32_t vm_op;    // for kVmSpecial: which control operation (vm/vm.hpp)
-  void* data;        // for primitives made at run time (record accessors, C++ lambdas)
-  Value data_value;  // likewise, a Scheme value they close over
-};
-Value make_primitive(const char* name, PrimFn fn, int min_args, int max_args, uint32_t flags,
-                     void* data = nullptr, Value data_value = kFalse);
-inline bool is_primitive(Value v) { return has_type(v, Type::Primitive); }
-
 // ---- boxes and global cells ------------------------------------------------------------------
 struct Box : Object {
   Value value;
@@ -156,8 +129,11 @@ struct GlobalCell : Object {
 // Header flag: compiled code inlines the builtin this cell held (see vm/proto.hpp).
 constexpr uint64_t kInlinedCell = 1u << 9;
 // Header flag: something (a specialization) depends on this cell's value; writing the cell calls
-// watched_cell_written (vm/vm.hpp).
+// watched_cell_written (below).
 constexpr uint64_t kWatchedCell = 1u << 10;
+// Called after a GlobalCell flagged kWatchedCell is assigned or redefined, by running code or by
+// Environment::define. Set by the partial evaluator to invalidate what depended on the cell.
+extern void (*watched_cell_written)(Value cell);
 Value make_global_cell(Value name);
 
 // ---- multiple values (only ever in transit between `values` and its consumer) ----------------

@@ -1,6 +1,5 @@
 #include "eval/environment.hpp"
 
-#include "vm/vm.hpp"
 
 namespace quasi {
 
@@ -10,6 +9,11 @@ Environment* make_environment(Value name) {
   e->table = gc_new<Environment::Table>();
   e->mutable_ = true;
   return e;
+}
+
+void install_primitives(Environment* env, std::span<const PrimDef> defs) {
+  for (const PrimDef& d : defs)
+    env->define(intern(d.name), make_primitive(d.name, d.fn, d.min_args, d.max_args, d.flags));
 }
 
 Value Environment::lookup(Value sym) const {

@@ -5,6 +5,7 @@
 // bindings, so an imported variable shares the exporter's GlobalCell.
 #pragma once
 
+#include <span>
 #include <unordered_map>
 
 #include "core/object.hpp"
@@ -38,5 +39,8 @@ struct Environment : Object {
 
 Environment* make_environment(Value name);
 inline bool is_environment(Value v) { return has_type(v, Type::Environment); }
+
+// Defines one Primitive per row of `defs` (core/prim.hpp) in `env`.
+void install_primitives(Environment* env, std::span<const PrimDef> defs);
 
 }  // namespace quasi

@@ -1,7 +1,5 @@
 // expander.cpp — datums to core IR: resolution, bodies, special and derived forms.
 // syntax-rules matching and transcription live in syntax_rules.cpp.
-#include <pthread.h>
-
 #include <algorithm>
 #include <atomic>
 #include <fstream>
@@ -19,25 +17,7 @@ namespace {
 
 constexpr int kMaxDepth = 10000;           // nesting levels of forms being expanded
 constexpr int kMaxRewrites = 100000;       // consecutive macro rewrites of one form
-constexpr size_t kStackReserve = 256 * 1024;  // bytes of C stack kept free
 
-// Lowest usable stack address of this thread (0 when unknown).
-uintptr_t stack_limit() {
-  static thread_local uintptr_t limit = 0;
-  static thread_local bool known = false;
-  if (!known) {
-    known = true;
-    pthread_attr_t attr;
-    if (pthread_getattr_np(pthread_self(), &attr) == 0) {
-      void* addr = nullptr;
-      size_t size = 0;
-      if (pthread_attr_getstack(&attr, &addr, &size) == 0 && size < (size_t(1) << 36))
-        limit = reinterpret_cast<uintptr_t>(addr) + std::min(kStackReserve, size / 4);
-      pthread_attr_destroy(&attr);
-    }
-  }
-  return limit;
-}
 
 
 struct Keyword {
@@ -230,11 +210,6 @@ Value vector_to_list(Value v) {
 }  // namespace
 
 // ---- public helpers ---------------------------------------------------------------------------
-
-bool stack_exhausted() {
-  char probe;
-  return reinterpret_cast<uintptr_t>(&probe) < stack_limit();
-}
 
 int64_t count_pairs(Value v) {
   int64_t n = 0;

@@ -1,4 +1,4 @@
-// expander.hpp — turns datums into core IR (eval/ir.hpp): special forms, derived forms and
+// expander.hpp — turns datums into core IR (ir/ir.hpp): special forms, derived forms and
 // hygienic syntax-rules macros.
 //
 // Syntactic environments. A top-level Environment maps symbols to GlobalCells or keywords (Macro
@@ -20,7 +20,7 @@
 #include <unordered_map>
 
 #include "eval/environment.hpp"
-#include "eval/ir.hpp"
+#include "ir/ir.hpp"
 
 namespace quasi {
 

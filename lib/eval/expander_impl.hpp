@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "core/cstack.hpp"
 #include "core/error.hpp"
 #include "eval/expander.hpp"
 
@@ -17,8 +18,6 @@ struct Resolved {
   Value sym = kFalse;
 };
 
-// True when the C stack of this thread is nearly used up (recursive walks then stop).
-bool stack_exhausted();
 
 // Number of pairs along the cdr chain of v (the tail may be any object); -1 when circular.
 int64_t count_pairs(Value v);

@@ -66,4 +66,7 @@ const Insn* jit_run(VmImpl& vm, void* target);
 // asmjit's listing of p's machine code (recompiled with a logger), or a note why there is none.
 std::string jit_disassemble(VmImpl& vm, Proto* p);
 
+struct Environment;
+void register_jit_primitives(Environment* env);  // jit/primitives.cpp: jit-mode, jit-disassemble, ...
+
 }  // namespace quasi

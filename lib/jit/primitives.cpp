@@ -1,6 +1,7 @@
 // primitives.cpp — the JIT seen from Scheme: (jit-mode [mode]), (jit-compiled? proc),
 // (jit-compile! proc), (jit-disassemble proc), (jit-log [bool]).
-#include "builtins/registry.hpp"
+#include "core/error.hpp"
+#include "eval/environment.hpp"
 #include "jit/jit.hpp"
 #include "vm/vm_impl.hpp"
 

@@ -1,7 +1,7 @@
 // fold_constants.cpp — the fold-constants pass (also run again as `refold` after inline-small).
 //
-// What it does, in one walk (a Relay-style ExprMutator; passes/functor.hpp):
-//  - a call of a known primitive (ir_util.hpp: known_primitive) flagged kPure|kFoldable, and
+// What it does, in one walk (a Relay-style ExprMutator; ir/functor.hpp):
+//  - a call of a known primitive (ir/util.hpp: known_primitive) flagged kPure|kFoldable, and
 //    neither kAllocates, kHasEffects nor kVmSpecial, whose operands are all immutable constants,
 //    is replaced by its value, computed by calling the real primitive. If the call raises, the
 //    call stays and raises at run time, where the program says. A result larger than the size
@@ -10,7 +10,7 @@
 //    kShapeRules, keeping the effects of operands that have some;
 //  - let: a variable that is never assigned and is bound to a constant, to another such
 //    variable, or to a known primitive is replaced by it; a binding left unused is dropped when
-//    its init is pure (ir_util.hpp: is_pure), else its init stays, in order, as an effect;
+//    its init is pure (ir/util.hpp: is_pure), else its init stays, in order, as an effect;
 //    letrec: the same for constants bound before any code can run, and for unused bindings;
 //  - a direct call of a lambda, ((lambda (x) body) e), becomes (let ((x e)) body);
 //  - if: a test whose value is known picks its branch; (if (not x) a b) becomes (if x b a);
@@ -26,8 +26,8 @@
 #include <unordered_set>
 
 #include "core/error.hpp"
-#include "passes/functor.hpp"
-#include "passes/ir_util.hpp"
+#include "ir/functor.hpp"
+#include "ir/util.hpp"
 #include "passes/pass_manager.hpp"
 
 namespace quasi {

@@ -8,14 +8,14 @@
 //  - called once: the procedure has exactly one reference, that call. The lambda itself moves
 //    to the call and its binding goes (no copy, the Vars keep their one binding site);
 //  - tiny: its body has at most kInlineBodyLimit nodes and it does not refer to its own letrec
-//    group (no recursion). Each call gets a copy with fresh Vars (ir_util.hpp:
+//    group (no recursion). Each call gets a copy with fresh Vars (ir/util.hpp:
 //    copy_with_fresh_vars); the binding stays until refold finds it unused.
 // Top-level definitions are not known (a later `define` may replace them) and are left alone.
 #include <unordered_map>
 #include <unordered_set>
 
-#include "passes/functor.hpp"
-#include "passes/ir_util.hpp"
+#include "ir/functor.hpp"
+#include "ir/util.hpp"
 #include "passes/pass_manager.hpp"
 
 namespace quasi {

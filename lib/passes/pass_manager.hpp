@@ -9,9 +9,9 @@
 // `,optimize` print intermediate code.
 //
 // The contract every pass keeps:
-//  - it never writes an input node (functional update, passes/functor.hpp); the input tree stays
+//  - it never writes an input node (functional update, ir/functor.hpp); the input tree stays
 //    valid, so the IR straight from the expander can still be printed or reused;
-//  - the output keeps the invariants of eval/ir.hpp (each Var bound once, `assigned` true while a
+//  - the output keeps the invariants of ir/ir.hpp (each Var bound once, `assigned` true while a
 //    LocalSet of it remains); verify_ir checks them and PassOptions::verify runs it after each pass;
 //  - the program means the same: same values, same effects in the same order, same errors at
 //    run time. When unsure, a pass leaves the code alone.
@@ -23,7 +23,8 @@
 #include <string_view>
 #include <vector>
 
-#include "eval/ir.hpp"
+#include "ir/ir.hpp"
+#include "ir/verify.hpp"
 
 namespace quasi {
 
@@ -91,8 +92,5 @@ Node* run_default_pipeline(Vm& vm, Node* ir);
 // The IR of `ir` after `after_pass`: "expand" (the input itself), a registered pass name, or ""
 // / "all" (after the whole pipeline). Throws a SchemeError for an unknown name.
 Node* run_pipeline_until(Vm& vm, Node* ir, std::string_view after_pass);
-
-// Checks the invariants of eval/ir.hpp on a tree. Returns "" when they hold, else what is wrong.
-std::string verify_ir(Node* root);
 
 }  // namespace quasi

@@ -33,7 +33,7 @@
 
 #include "core/gc.hpp"
 #include "core/object.hpp"
-#include "eval/ir.hpp"
+#include "ir/ir.hpp"
 #include "vm/proto.hpp"
 
 namespace quasi {

@@ -38,3 +38,8 @@ Value residual_of(PeState& st, Value proc, const char* who);
 Value stats_alist(PeState& st);
 
 }  // namespace quasi::pe
+
+namespace quasi {
+void register_pe_primitives(Environment* env);  // pe/api.cpp: specialize, residual, ...
+
+}  // namespace quasi

@@ -5,16 +5,13 @@
 
 #include <algorithm>
 
+#include "core/cstack.hpp"
 #include "core/equality.hpp"
 #include "core/error.hpp"
 #include "core/numbers.hpp"
 #include "eval/environment.hpp"
 #include "vm/vm.hpp"
 #include "vm/vm_impl.hpp"
-
-namespace quasi {
-bool stack_exhausted();  // eval/expander.cpp
-}
 
 namespace quasi::pe {
 

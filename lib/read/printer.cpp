@@ -16,7 +16,7 @@
 #include "core/numbers.hpp"
 #include "core/object.hpp"
 #include "read/reader.hpp"
-#include "vm/vm.hpp"
+#include "core/procedure.hpp"
 
 namespace quasi {
 namespace {

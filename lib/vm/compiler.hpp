@@ -7,7 +7,7 @@
 // reference to its own letrec name reads R[0], so named-let loops cost no indirection.
 #pragma once
 
-#include "eval/ir.hpp"
+#include "ir/ir.hpp"
 #include "vm/proto.hpp"
 
 namespace quasi {

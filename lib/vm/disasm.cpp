@@ -2,7 +2,8 @@
 #include <cstdio>
 #include <string>
 
-#include "builtins/registry.hpp"
+#include "core/error.hpp"
+#include "eval/environment.hpp"
 #include "read/printer.hpp"
 #include "vm/proto.hpp"
 #include "vm/vm.hpp"

@@ -1,4 +1,5 @@
-// proto.hpp — compiled code: the instruction set, code objects (Proto), closures, continuations.
+// proto.hpp — compiled code: the instruction set and closure construction. The heap layouts of
+// code objects (Proto), closures and continuations are in core/procedure.hpp.
 //
 // The VM is a register machine. A call frame is a window R[0..nregs) of the VM's value stack:
 //   R[0]            the procedure being run (its closure gives access to free variables)
@@ -11,12 +12,9 @@
 #include <cstdint>
 
 #include "core/object.hpp"
+#include "core/procedure.hpp"
 
 namespace quasi {
-
-struct LambdaNode;
-struct Var;
-struct JitCode;
 
 enum class Op : uint16_t {
   kMove,       // R[a] = R[b]
@@ -77,59 +75,9 @@ struct Capture {
   uint32_t index : 31;
 };
 
-struct Proto : Object {
-  Value name;          // symbol or #f
-  int32_t nparams;     // required parameters
-  bool has_rest;
-  int32_t nregs;       // frame size including R[0]
-  int32_t ncode;
-  Insn* code;
-  Value* consts;       // constants, GlobalCells, child Protos
-  int32_t nconsts;
-  uint64_t* locs;      // packed SrcLoc per instruction
-  Capture* captures;   // for the closure that runs this code
-  int32_t ncaptures;
-  Proto* next_clause;  // case-lambda: the clause tried when the arity does not match
-  uint64_t loc;        // packed SrcLoc of the lambda
-  // The IR this code was compiled from, kept for the partial evaluator: the lambda, and the
-  // variable behind each free slot of the closure (free_vars[i] is closure.free()[i]; a boxed
-  // variable's slot holds its Box). Null for code that was not compiled from IR.
-  LambdaNode* source;
-  Var** free_vars;
-  // Native code (lib/jit): null until the JIT compiled this code. Counted up at the VM's
-  // checkpoints (entry, return into it, backward jumps) until it reaches the hot threshold.
-  JitCode* jit;
-  uint32_t hotness;
-  uint8_t jit_state;  // JitState (jit/jit.hpp)
-};
-
-struct Closure : Object {  // payload: number of free values
-  Proto* proto;
-  Value* free() { return reinterpret_cast<Value*>(this + 1); }
-};
-
 Value make_closure(Proto* proto, int64_t nfree);
 // The closure of `proto` made by a frame R: its free values gathered per proto->captures from
 // R's registers and R[0]'s own closure (the kClosure instruction, interpreted or compiled).
 Value close_over(Proto* proto, const Value* R);
-inline bool is_closure(Value v) { return has_type(v, Type::Closure); }
-
-// A captured continuation: a copy of the used part of the VM stack and of the frame stack, and
-// where to resume.
-struct Frame;
-struct Continuation : Object {
-  Value* stack;           // copy of stack[0..nstack)
-  int64_t nstack;
-  Frame* frames;          // copy of frames[0..nframes)
-  int64_t nframes;
-  const Insn* resume_pc;  // null: deliver the value by returning from the top frame
-  int64_t resume_fp;
-  int64_t resume_top;
-  int64_t resume_dst;
-  Proto* resume_proto;
-  uint64_t run_id;        // the C++ -> Scheme call (Vm::apply) whose frames these are
-  Value winders;          // the dynamic-wind list (%winders) when captured
-};
-inline bool is_continuation(Value v) { return has_type(v, Type::Continuation); }
 
 }  // namespace quasi

@@ -9,6 +9,7 @@
 
 #include "core/gc.hpp"
 #include "core/object.hpp"
+#include "core/procedure.hpp"
 
 namespace quasi {
 
@@ -58,16 +59,10 @@ struct Vm {
   Value apply(Value proc, int argc, const Value* argv);
 };
 
-// Called after a GlobalCell flagged kWatchedCell is assigned or redefined, by running code or by
-// Environment::define. Set by the partial evaluator to invalidate what depended on the cell.
-extern void (*watched_cell_written)(Value cell);
-
 // The value a parameter object has in the current dynamic extent (parameterize).
 Value parameter_value(Vm& vm, Value param);
 Value make_parameter(Value init, Value converter);
 
-// For printing and backtraces: the name of a procedure, or "" when anonymous.
-std::string procedure_name(Value proc);
-bool is_procedure(Value v);
+void register_disasm_primitives(Environment* env);  // vm/disasm.cpp: (%disassemble f)
 
 }  // namespace quasi

@@ -44,15 +44,6 @@ struct UncaughtRaise {
   SrcLoc where;  // for a payload that is not an error object: the raise's call site in user code
 };
 
-// Control operations the VM performs itself (Primitive::vm_op for kVmSpecial primitives).
-enum VmOp : uint32_t {
-  kVmApply = 1,      // (apply f arg ... list)
-  kVmApplyValues,    // (%apply-values consumer values): spreads multiple values
-  kVmCallCC,         // (call/cc f): captures the continuation; invoking it from another
-                     // dynamic-wind extent goes through Scheme's %wind-and-continue first
-  kVmEval,           // (eval expr [env])
-};
-
 // zero? on anything but a fixnum, as the inline op's slow path (raises for a non-number).
 bool zero_p(Value x);
 

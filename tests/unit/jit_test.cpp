@@ -23,7 +23,7 @@
 #include <thread>
 #include <vector>
 
-#include "engine_bridge.hpp"
+#include "engine/engine_bridge.hpp"
 #include "quasi/error.hpp"
 #include "vm/vm.hpp"
 #include "vm/vm_impl.hpp"

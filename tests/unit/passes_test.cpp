@@ -6,12 +6,12 @@
 #include <string>
 
 #include "core/error.hpp"
-#include "engine_bridge.hpp"
+#include "engine/engine_bridge.hpp"
 #include "eval/environment.hpp"
 #include "eval/expander.hpp"
-#include "passes/dump.hpp"
-#include "passes/functor.hpp"
-#include "passes/ir_util.hpp"
+#include "engine/dump.hpp"
+#include "ir/functor.hpp"
+#include "ir/util.hpp"
 #include "passes/pass_manager.hpp"
 #include "quasi/error.hpp"
 #include "read/printer.hpp"

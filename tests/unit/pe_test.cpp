@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "engine_bridge.hpp"
+#include "engine/engine_bridge.hpp"
 #include "quasi/error.hpp"
 
 namespace {

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "engine_bridge.hpp"
+#include "engine/engine_bridge.hpp"
 #include "quasi/error.hpp"
 
 namespace {

@@ -1,12 +1,14 @@
+// startup.cpp — the one list of what an engine registers at start-up: every table of primitives,
+// from every layer, in order. Owner: ir. Lower layers never register upper layers' primitives.
+#include "engine/startup.hpp"
+
 #include "builtins/registry.hpp"
 #include "eval/environment.hpp"
+#include "jit/jit.hpp"
+#include "pe/pe.hpp"
+#include "vm/vm.hpp"
 
 namespace quasi {
-
-void install_primitives(Environment* env, std::span<const PrimDef> defs) {
-  for (const PrimDef& d : defs)
-    env->define(intern(d.name), make_primitive(d.name, d.fn, d.min_args, d.max_args, d.flags));
-}
 
 void install_builtins(Environment* env) {
   register_numeric_primitives(env);

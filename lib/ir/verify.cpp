@@ -1,10 +1,10 @@
-// verify.cpp — verify_ir: checks the invariants of eval/ir.hpp that passes must keep.
+// verify.cpp — verify_ir: checks the invariants of ir/ir.hpp that passes must keep.
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
 
-#include "passes/functor.hpp"
-#include "passes/pass_manager.hpp"
+#include "ir/functor.hpp"
+#include "ir/verify.hpp"
 
 namespace quasi {
 

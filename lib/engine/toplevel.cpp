@@ -1,4 +1,4 @@
-#include "eval/toplevel.hpp"
+#include "engine/toplevel.hpp"
 
 #include <fstream>
 #include <sstream>

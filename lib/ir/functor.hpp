@@ -1,4 +1,4 @@
-// functor.hpp — traversals over the core IR (eval/ir.hpp): the shape TVM Relay made familiar.
+// functor.hpp — traversals over the core IR (ir/ir.hpp): the shape TVM Relay made familiar.
 //
 //   ExprFunctor<R(Node*, Args...)>  dispatches on NodeKind to one virtual per kind. No defaults.
 //   ExprVisitor                     read-only walk of every child; override the kinds you care
@@ -13,7 +13,7 @@
 // Invariants a mutator must keep (ir.hpp states them for the expander):
 //  - Var objects are shared between the input and the output tree. Every Var must still be bound
 //    by exactly one binder of the OUTPUT tree: when a pass copies a subtree that binds variables
-//    (inlining), the copy gets fresh Vars (copy_with_fresh_vars in passes/ir_util.hpp).
+//    (inlining), the copy gets fresh Vars (copy_with_fresh_vars in ir/util.hpp).
 //  - Var::assigned must stay true while a LocalSet of the Var remains. Passes never clear it
 //    (a dropped set leaves it conservatively true).
 //
@@ -26,12 +26,11 @@
 #include <functional>
 #include <unordered_map>
 
+#include "core/cstack.hpp"
 #include "core/gc.hpp"
-#include "eval/ir.hpp"
+#include "ir/ir.hpp"
 
 namespace quasi {
-
-bool stack_exhausted();  // eval/expander.cpp
 
 // Deepest IR nesting a pass walks (see "Depth" above).
 constexpr int kMaxPassDepth = 20000;

@@ -1,4 +1,4 @@
-#include "passes/functor.hpp"
+#include "ir/functor.hpp"
 
 namespace quasi {
 

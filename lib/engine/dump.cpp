@@ -1,8 +1,8 @@
-#include "passes/dump.hpp"
+#include "engine/dump.hpp"
 
 #include "eval/environment.hpp"
 #include "eval/expander.hpp"
-#include "eval/toplevel.hpp"
+#include "engine/toplevel.hpp"
 #include "passes/pass_manager.hpp"
 #include "read/printer.hpp"
 #include "read/reader.hpp"

@@ -1,21 +1,13 @@
-#include "eval/ir.hpp"
+// print.cpp — ir_to_datum: the IR as readable Scheme (ir/ir.hpp).
+#include "ir/ir.hpp"
 
-#include "eval/expander_impl.hpp"
+#include "core/cstack.hpp"
 
-#include <atomic>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
 
 namespace quasi {
-
-Var* make_var(Value name) {
-  static std::atomic<uint32_t> next_id{1};
-  Var* v = gc_new<Var>();
-  v->name = name;
-  v->id = next_id.fetch_add(1, std::memory_order_relaxed);
-  return v;
-}
 
 namespace {
 

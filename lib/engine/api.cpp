@@ -4,7 +4,7 @@
 #include <ostream>
 #include <unordered_map>
 
-#include "engine_bridge.hpp"
+#include "engine/engine_bridge.hpp"
 #include "quasi/quasi.hpp"
 
 namespace quasi {

@@ -1,4 +1,4 @@
-#include "passes/ir_util.hpp"
+#include "ir/util.hpp"
 
 #include "eval/environment.hpp"
 

@@ -5,8 +5,8 @@
 
 #include <cstdint>
 
-#include "eval/ir.hpp"
-#include "passes/functor.hpp"
+#include "ir/ir.hpp"
+#include "ir/functor.hpp"
 
 namespace quasi {
 

@@ -1,0 +1,78 @@
+// procedure.hpp — procedures as heap objects: a closure and the code object (Proto) it runs, a
+// continuation, and the questions every layer asks of any procedure (is it one, what is its name).
+//
+// Owner: ir (issue 9 moved these layouts down from vm/proto.hpp so the printer, errors and the
+// partial evaluator need not depend on the VM). The instruction set a Proto's code is made of,
+// and how the VM runs it, stay in vm/proto.hpp. Invariant: a Proto is built only by the compiler
+// (vm/compiler.cpp); everything else reads it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "core/object.hpp"
+
+namespace quasi {
+
+struct Insn;
+struct Capture;
+struct LambdaNode;
+struct Var;
+struct JitCode;
+struct Frame;
+
+struct Proto : Object {
+  Value name;          // symbol or #f
+  int32_t nparams;     // required parameters
+  bool has_rest;
+  int32_t nregs;       // frame size including R[0]
+  int32_t ncode;
+  Insn* code;
+  Value* consts;       // constants, GlobalCells, child Protos
+  int32_t nconsts;
+  uint64_t* locs;      // packed SrcLoc per instruction
+  Capture* captures;   // for the closure that runs this code
+  int32_t ncaptures;
+  Proto* next_clause;  // case-lambda: the clause tried when the arity does not match
+  uint64_t loc;        // packed SrcLoc of the lambda
+  // The IR this code was compiled from, kept for the partial evaluator: the lambda, and the
+  // variable behind each free slot of the closure (free_vars[i] is closure.free()[i]; a boxed
+  // variable's slot holds its Box). Null for code that was not compiled from IR.
+  LambdaNode* source;
+  Var** free_vars;
+  // Native code (lib/jit): null until the JIT compiled this code. Counted up at the VM's
+  // checkpoints (entry, return into it, backward jumps) until it reaches the hot threshold.
+  JitCode* jit;
+  uint32_t hotness;
+  uint8_t jit_state;  // JitState (jit/jit.hpp)
+};
+
+inline bool is_closure(Value v) { return has_type(v, Type::Closure); }
+
+struct Closure : Object {  // payload: number of free values
+  Proto* proto;
+  Value* free() { return reinterpret_cast<Value*>(this + 1); }
+};
+
+// A captured continuation: a copy of the used part of the VM stack and of the frame stack, and
+// where to resume.
+struct Continuation : Object {
+  Value* stack;           // copy of stack[0..nstack)
+  int64_t nstack;
+  Frame* frames;          // copy of frames[0..nframes)
+  int64_t nframes;
+  const Insn* resume_pc;  // null: deliver the value by returning from the top frame
+  int64_t resume_fp;
+  int64_t resume_top;
+  int64_t resume_dst;
+  Proto* resume_proto;
+  uint64_t run_id;        // the C++ -> Scheme call (Vm::apply) whose frames these are
+  Value winders;          // the dynamic-wind list (%winders) when captured
+};
+inline bool is_continuation(Value v) { return has_type(v, Type::Continuation); }
+
+// For printing and backtraces: the name of a procedure, or "" when anonymous.
+std::string procedure_name(Value proc);
+bool is_procedure(Value v);
+
+}  // namespace quasi

@@ -1,0 +1,385 @@
+// call.cpp — calls and returns in the VM: entering any kind of procedure (closures, primitives,
+// the VM's control operations, continuations, parameters), the nested runs that C++ calls into
+// Scheme start, errors turned into Scheme raises with locations and backtraces, poll points
+// (interrupts and limits), and the hand-over to machine code at checkpoints.
+//
+// Owner: ir (split out of vm.cpp). Invariants: vm_impl.hpp.
+#include <time.h>
+
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "vm/vm_impl.hpp"
+
+namespace quasi {
+
+namespace {
+std::string name_of(Value proc) {
+  std::string n = procedure_name(proc);
+  return n.empty() ? "#<procedure>" : n;
+}
+}  // namespace
+
+// ---- calls and returns -----------------------------------------------------------------------
+
+const Insn* VmImpl::do_return(Value v) {
+  Frame& f = frames[--nframes];
+  fp = f.fp;
+  top = f.top;
+  cur_proto = f.proto;
+  if (!f.pc) {
+    barrier_value = v;
+    return nullptr;
+  }
+  stack[fp + f.dst] = v;
+  return f.pc;
+}
+
+const Insn* VmImpl::enter(int64_t nfp, int64_t argc, const Insn* ret_pc, int64_t dst, bool tail) {
+  if (tail && nfp != fp) {
+    std::memmove(stack + fp, stack + nfp, sizeof(Value) * (argc + 1));
+    nfp = fp;
+  }
+  for (;;) {
+    Value f = stack[nfp];
+    if (!f.is_ptr()) type_error("application", "a procedure", f);
+    switch (f.obj()->type()) {
+      case Type::Closure: {
+        Proto* p = f.as<Closure>()->proto;
+        while (p && !(argc == p->nparams || (p->has_rest && argc >= p->nparams))) p = p->next_clause;
+        if (!p) {
+          Proto* first = f.as<Closure>()->proto;
+          if (first->next_clause)
+            throw_condition("arity", name_of(f).c_str(), "no clause accepts " + std::to_string(argc) + " argument" + (argc == 1 ? "" : "s"));
+          arity_error(name_of(f).c_str(), first->nparams, first->has_rest ? -1 : first->nparams, int(argc));
+        }
+        ensure_stack(nfp + p->nregs + 1);
+        if (!tail) push_frame(ret_pc, dst);
+        fp = nfp;
+        top = nfp + p->nregs;
+        cur_proto = p;
+        if (p->has_rest) {
+          Value rest = kNil;
+          for (int64_t k = argc; k > p->nparams; k--) rest = cons(stack[fp + k], rest);
+          stack[fp + 1 + p->nparams] = rest;
+        }
+        return p->code;
+      }
+      case Type::Primitive: {
+        Primitive* pr = f.as<Primitive>();
+        if (argc < pr->min_args || (pr->max_args >= 0 && argc > pr->max_args))
+          arity_error(pr->name, pr->min_args, pr->max_args, int(argc));
+        if (pr->flags & kVmSpecial) {
+          switch (pr->vm_op) {
+            case kVmApply: {
+              Value lst = stack[nfp + argc];
+              int64_t n = list_length(lst);
+              if (n < 0) type_error("apply", "a proper list", lst);
+              int64_t fixed = argc - 2;
+              ensure_stack(nfp + 2 + fixed + n + 1);
+              if (nfp + 2 + fixed + n + 1 > top && !tail) top = nfp + 2 + fixed + n + 1;
+              stack[nfp] = stack[nfp + 1];
+              for (int64_t k = 0; k < fixed; k++) stack[nfp + 1 + k] = stack[nfp + 2 + k];
+              for (int64_t k = 0; k < n; k++, lst = cdr(lst)) stack[nfp + 1 + fixed + k] = car(lst);
+              argc = fixed + n;
+              continue;
+            }
+            case kVmApplyValues: {
+              Value vals = stack[nfp + 2];
+              stack[nfp] = stack[nfp + 1];
+              if (has_type(vals, Type::Values)) {
+                MultipleValues* mv = vals.as<MultipleValues>();
+                ensure_stack(nfp + mv->count() + 2);
+                if (nfp + mv->count() + 2 > top && !tail) top = nfp + mv->count() + 2;
+                for (int64_t k = 0; k < mv->count(); k++) stack[nfp + 1 + k] = mv->items()[k];
+                argc = mv->count();
+              } else {
+                stack[nfp + 1] = vals;
+                argc = 1;
+              }
+              continue;
+            }
+            case kVmCallCC: {
+              Value k = capture(nfp, ret_pc, dst, tail);
+              stack[nfp] = stack[nfp + 1];
+              stack[nfp + 1] = k;
+              argc = 1;
+              continue;
+            }
+            case kVmEval: {
+              Value thunk = pr->fn(*vm, pr, int(argc), stack + nfp + 1);
+              stack[nfp] = thunk;
+              argc = 0;
+              continue;
+            }
+            default:
+              break;
+          }
+        }
+        Value r = pr->fn(*vm, pr, int(argc), stack + nfp + 1);
+        if (tail) return do_return(r);
+        if (!ret_pc) {
+          barrier_value = r;
+          return nullptr;
+        }
+        stack[fp + dst] = r;
+        return ret_pc;
+      }
+      case Type::Continuation: {
+        Continuation* k = f.as<Continuation>();
+        if (winders_cell != kFalse && k->winders != winders_cell.as<GlobalCell>()->value &&
+            wind_continue_cell != kFalse && wind_continue_cell.as<GlobalCell>()->value != kUnbound) {
+          // Leave and enter dynamic-wind extents first: (%wind-and-continue k arg ...).
+          ensure_stack(nfp + argc + 3);
+          if (!tail && nfp + argc + 2 > top) top = nfp + argc + 2;
+          for (int64_t a = argc; a >= 0; a--) stack[nfp + 1 + a] = stack[nfp + a];
+          stack[nfp] = wind_continue_cell.as<GlobalCell>()->value;
+          argc += 1;
+          continue;
+        }
+        Value v = argc == 1 ? stack[nfp + 1] : make_values(argc, stack + nfp + 1);
+        if (k->run_id == run_id) return reinstate(k, v);
+        for (uint64_t id : active_runs)
+          if (id == k->run_id) throw ContinuationJump{k, v};
+        throw_condition("error", "continuation", "cannot resume a continuation captured inside a C++ call that has returned");
+      }
+      case Type::Parameter: {
+        if (argc != 0) arity_error("parameter", 0, 0, int(argc));
+        Value r = f.as<Parameter>()->value;
+        if (tail) return do_return(r);
+        if (!ret_pc) {
+          barrier_value = r;
+          return nullptr;
+        }
+        stack[fp + dst] = r;
+        return ret_pc;
+      }
+      default:
+        type_error("application", "a procedure", f);
+    }
+  }
+}
+
+// ---- errors ----------------------------------------------------------------------------------
+
+SrcLoc VmImpl::location_of(const Insn* pc) const {
+  if (!cur_proto || !pc || pc < cur_proto->code || pc >= cur_proto->code + cur_proto->ncode) return {};
+  return SrcLoc::unpack(cur_proto->locs[pc - cur_proto->code]);
+}
+
+Value VmImpl::backtrace() const {
+  constexpr int kMaxEntries = 24;
+  std::vector<Value> names;
+  auto add = [&](Proto* p) {
+    if (!p) return;
+    std::string n = is_symbol(p->name) ? symbol_name(p->name) : "#<procedure>";
+    if (n == "toplevel") return;
+    names.push_back(make_string_utf8(n));
+  };
+  add(cur_proto);
+  for (int64_t i = nframes - 1; i >= 0 && int(names.size()) < kMaxEntries; i--)
+    if (frames[i].pc) add(frames[i].proto);
+  Value l = kNil;
+  for (auto it = names.rbegin(); it != names.rend(); ++it) l = cons(*it, l);
+  return l;
+}
+
+SrcLoc VmImpl::user_location() const {
+  auto in_user_code = [](SrcLoc l) {
+    return l.known() && source_file_name(l.file).rfind("prelude/", 0) != 0;
+  };
+  SrcLoc here = location_of(error_pc);
+  if (in_user_code(here)) return here;
+  for (int64_t i = nframes - 1; i >= 0; i--) {
+    const Frame& f = frames[i];
+    if (!f.pc || !f.proto) continue;
+    SrcLoc l = SrcLoc::unpack(f.proto->locs[f.pc - 1 - f.proto->code]);
+    if (in_user_code(l)) return l;
+  }
+  return {};
+}
+
+const Insn* VmImpl::raise_from_error(Value payload) {
+  if (is_condition(payload)) {
+    Condition* c = payload.as<Condition>();
+    if (c->loc == 0) c->loc = location_of(error_pc).pack();
+    if (c->backtrace == kNil) c->backtrace = backtrace();
+  }
+  last_raise_where = location_of(error_pc);
+  Value raise_proc = raise_cell == kFalse ? kUnbound : raise_cell.as<GlobalCell>()->value;
+  if (raise_proc == kUnbound || run_depth == 0) throw UncaughtRaise{payload, location_of(error_pc)};
+  int64_t nfp = top;
+  ensure_stack(nfp + 3);
+  top = nfp + 2;
+  stack[nfp] = raise_proc;
+  stack[nfp + 1] = payload;
+  // `raise` never returns for errors; if a handler does, resuming at the next instruction is
+  // as good a place as any.
+  const Insn* resume = error_pc ? error_pc + 1 : nullptr;
+  return enter(nfp, 1, resume, nfp - fp, false);
+}
+
+// The rare path of a global assignment: the cell is inlined by compiled code or watched.
+void VmImpl::cell_written(Value cell, Value v) {
+  GlobalCell* c = cell.as<GlobalCell>();
+  c->value = v;
+  if (c->header & kInlinedCell) {
+    builtins_redefined = true;
+    refresh_jit();  // compiled code inlines the builtins: from now on only the interpreter runs
+  }
+  if ((c->header & kWatchedCell) && watched_cell_written) watched_cell_written(cell);
+}
+
+// ---- the JIT's checkpoints ----
+
+void VmImpl::set_jit_mode(JitMode mode) {
+  jit_mode = mode;
+  jit_threshold = mode == JitMode::kForce ? 1 : kJitHotThreshold;
+  refresh_jit();
+}
+
+const Insn* VmImpl::checkpoint(const Insn* pc) {
+  Proto* p = cur_proto;
+  if (!p->jit) {
+    if (p->jit_state != kJitNone || ++p->hotness < jit_threshold) return pc;
+    if (!jit_compile(*this, p, jit_mode == JitMode::kForce ? "forced" : "hot")) return pc;
+  }
+  void* target = jit_entry(p->jit, pc - p->code);
+  if (!target) return pc;
+  const Insn* next = jit_run(*this, target);
+  if (jit_pending) {
+    std::exception_ptr e = jit_pending;
+    jit_pending = nullptr;
+    error_pc = next;
+    std::rethrow_exception(e);
+  }
+  return next;
+}
+
+// ---- the run loop ----------------------------------------------------------------------------
+
+Value VmImpl::execute(const Insn* pc) {
+  for (;;) {
+    try {
+      if (pc) pc = loop(pc);
+      return barrier_value;
+    } catch (SchemeError& e) {
+      pc = raise_from_error(e.payload);
+    } catch (ContinuationJump& j) {
+      if (j.k->run_id != run_id) throw;
+      pc = reinstate(j.k, j.value);
+    }
+  }
+}
+
+Value VmImpl::apply(Value proc, int argc, const Value* argv) {
+  // Saved so a C++ exception leaving this call leaves the caller's frames intact.
+  struct State {
+    VmImpl* vm;
+    int64_t nframes, fp, top;
+    Proto* proto;
+    uint64_t run_id;
+    const Insn* error_pc;  // the caller's call site: an error leaving this run is located there
+    bool done = false;
+    ~State() {
+      vm->run_depth--;
+      vm->run_id = run_id;
+      vm->error_pc = error_pc;
+      if (!vm->active_runs.empty()) vm->active_runs.pop_back();
+      if (!done) {
+        vm->nframes = nframes;
+        vm->fp = fp;
+        vm->top = top;
+        vm->cur_proto = proto;
+      }
+    }
+  } saved{this, nframes, fp, top, cur_proto, run_id, error_pc};
+  active_runs.push_back(run_id);
+  run_depth++;
+  run_id = run_depth == 1 ? 0 : ++run_counter;
+
+  int64_t nfp = top;
+  ensure_stack(nfp + argc + 2);
+  top = nfp + argc + 1;
+  stack[nfp] = proc;
+  for (int i = 0; i < argc; i++) stack[nfp + 1 + i] = argv[i];
+  const Insn* pc;
+  try {
+    pc = enter(nfp, argc, nullptr, nfp - fp, false);
+  } catch (SchemeError& e) {
+    error_pc = nullptr;
+    pc = raise_from_error(e.payload);
+  }
+  Value v = execute(pc);
+  saved.done = true;
+  return v;
+}
+
+Value Vm::apply(Value proc, int argc, const Value* argv) { return impl->apply(proc, argc, argv); }
+
+// ---- poll points: interrupts and resource limits ---------------------------------------------
+
+namespace {
+int64_t steady_now_ns() {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+}  // namespace
+
+void Vm::begin_evaluation() {
+  steps = 0;
+  deadline_ns = time_limit_ns > 0 ? steady_now_ns() + time_limit_ns : 0;
+  alloc_base = alloc_limit ? GC_get_total_bytes() : 0;
+  limit_error.set(kFalse);
+  interrupt_requested.store(false);  // an interrupt sent while nothing ran is dropped
+  if (impl) impl->rearm_poll();
+}
+
+void Vm::request_interrupt() {
+  interrupt_requested.store(true);
+  if (impl) impl->poll_countdown.store(0, std::memory_order_relaxed);
+}
+
+void VmImpl::rearm_poll() {
+  poll_period = kPollInterval;
+  if (vm->step_limit) {
+    uint64_t left = vm->step_limit > vm->steps ? vm->step_limit - vm->steps : 1;
+    if (left < uint64_t(poll_period)) poll_period = int64_t(left);
+  }
+  poll_countdown.store(poll_period, std::memory_order_relaxed);
+}
+
+void VmImpl::poll(const Insn* pc) {
+  vm->steps += uint64_t(poll_period);
+  rearm_poll();
+  error_pc = pc;
+  if (vm->interrupt_requested.load(std::memory_order_relaxed)) {
+    vm->interrupt_requested.store(false);
+    throw_condition("interrupt", nullptr, "interrupted");
+  }
+  const char* exceeded = nullptr;
+  if (vm->step_limit && vm->steps >= vm->step_limit) exceeded = "step limit exceeded";
+  else if (vm->deadline_ns && steady_now_ns() >= vm->deadline_ns) exceeded = "time limit exceeded";
+  else if (vm->alloc_limit && GC_get_total_bytes() - vm->alloc_base > vm->alloc_limit)
+    exceeded = "allocation limit exceeded";
+  if (!exceeded) return;
+  // Not raised in Scheme: a handler in the runaway script must not be able to swallow it.
+  Value c = make_condition(intern("limit"), kFalse, make_string_utf8(exceeded), kNil, location_of(pc));
+  c.as<Condition>()->backtrace = backtrace();
+  vm->limit_error.set(c);
+  throw UncaughtRaise{c, SrcLoc{}};
+}
+
+// Calls the current value of a builtin that compiled code inlined, after it was redefined. Rare
+// by construction (user code cannot assign imported cells), so a nested run is good enough.
+Value VmImpl::call_redefined(const Insn* pc, int n, Value a0, Value a1, Value a2) {
+  error_pc = pc;
+  Value target = cur_proto->consts[pc[1].a];
+  if (has_type(target, Type::GlobalCell)) target = target.as<GlobalCell>()->value;
+  Value args[3] = {a0, a1, a2};
+  return apply(target, n, args);
+}
+
+}  // namespace quasi

@@ -1,0 +1,165 @@
+// stack.cpp — the VM's stacks: reserving the value and frame stacks, registering them with the
+// collector, growing the used part, frames, resetting after an error, and continuations (which
+// copy the used stacks and copy them back).
+//
+// Owner: ir (split out of vm.cpp). Invariants: vm_impl.hpp.
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#define GC_THREADS 1
+#include <gc/gc_mark.h>
+
+#include "core/error.hpp"
+#include "vm/vm_impl.hpp"
+
+namespace quasi {
+
+// ---- stack memory and GC roots ---------------------------------------------------------------
+
+namespace {
+// Reserved, not committed: pages are touched only as deep as the program goes.
+constexpr int64_t kStackValues = int64_t(64) << 20;  // 512 MiB of address space
+constexpr int64_t kMaxFrames = int64_t(16) << 20;
+// Kept free below the limits so a stack-overflow error can still run its handlers.
+constexpr int64_t kStackHeadroom = 1 << 16;
+constexpr int64_t kFramesHeadroom = 1 << 14;
+
+void* reserve(size_t bytes) {
+  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) throw std::bad_alloc();
+  return p;
+}
+
+// Every live VM, scanned by the collector. Changed only under the collector's allocation lock,
+// so the scan never sees it half-updated (and never waits on a lock held by a stopped thread).
+std::vector<VmImpl*>* live_vms = nullptr;
+GC_push_other_roots_proc previous_push_roots = nullptr;
+
+void push_vm_roots() {
+  if (live_vms)
+    for (VmImpl* vm : *live_vms) {
+      GC_push_all(vm->stack, vm->stack + vm->high_water + 8);
+      GC_push_all(vm->frames, vm->frames + vm->nframes + 1);
+    }
+  if (previous_push_roots) previous_push_roots();
+}
+
+void* add_vm_locked(void* vm) {
+  if (!live_vms) {
+    live_vms = new std::vector<VmImpl*>;
+    previous_push_roots = GC_get_push_other_roots();
+    GC_set_push_other_roots(push_vm_roots);
+  }
+  live_vms->push_back(static_cast<VmImpl*>(vm));
+  return nullptr;
+}
+void* remove_vm_locked(void* vm) {
+  auto& v = *live_vms;
+  for (size_t i = 0; i < v.size(); i++)
+    if (v[i] == vm) { v.erase(v.begin() + i); break; }
+  return nullptr;
+}
+
+[[noreturn]] void stack_overflow() {
+  throw_condition("stack-overflow", nullptr, "recursion too deep: the Scheme stack is exhausted");
+}
+}  // namespace
+
+VmImpl::VmImpl(Vm* owner) : vm(owner) {
+  set_jit_mode(jit_default_mode());
+  stack = static_cast<Value*>(reserve(sizeof(Value) * kStackValues));
+  stack_limit = kStackValues;
+  frames = static_cast<Frame*>(reserve(sizeof(Frame) * kMaxFrames));
+  frames_limit = kMaxFrames;
+  restore_limits();
+  GC_call_with_alloc_lock(add_vm_locked, this);
+}
+
+VmImpl::~VmImpl() {
+  GC_call_with_alloc_lock(remove_vm_locked, this);
+  munmap(stack, sizeof(Value) * kStackValues);
+  munmap(frames, sizeof(Frame) * kMaxFrames);
+}
+
+void VmImpl::ensure_stack(int64_t needed_top) {
+  if (needed_top > stack_soft_limit) {
+    if (stack_soft_limit == stack_limit) throw std::bad_alloc();
+    // Let the error's handlers run in the headroom; the limit comes back when the stack is
+    // unwound by a continuation or a reset.
+    stack_soft_limit = stack_limit;
+    frames_soft_limit = frames_limit;
+    stack_overflow();
+  }
+  if (needed_top > high_water) high_water = needed_top;
+}
+
+void VmImpl::push_frame(const Insn* ret_pc, int64_t dst) {
+  if (nframes >= frames_soft_limit) {
+    if (frames_soft_limit == frames_limit) throw std::bad_alloc();
+    stack_soft_limit = stack_limit;
+    frames_soft_limit = frames_limit;
+    stack_overflow();
+  }
+  frames[nframes++] = Frame{ret_pc, fp, top, dst, cur_proto};
+}
+
+void VmImpl::restore_limits() {
+  stack_soft_limit = stack_limit - kStackHeadroom;
+  frames_soft_limit = frames_limit - kFramesHeadroom;
+}
+
+void VmImpl::reset() {
+  nframes = 0;
+  fp = top = 0;
+  cur_proto = nullptr;
+  run_depth = 0;
+  run_id = 0;
+  active_runs.clear();
+  // Drop stale references left above the stack so they do not keep garbage alive.
+  if (high_water > 0) std::memset(stack, 0, sizeof(Value) * std::min<int64_t>(high_water + 8, stack_limit));
+  high_water = 0;
+  restore_limits();
+}
+
+// ---- continuations ------------------------------------------------------------------------------
+
+Value VmImpl::capture(int64_t nfp, const Insn* ret_pc, int64_t dst, bool tail) {
+  int64_t nstack = tail ? fp : top;
+  // One block: the object, then the stack copy, then the frames copy.
+  Continuation* k = gc_alloc_object<Continuation>(
+      Type::Continuation, sizeof(Continuation) + sizeof(Value) * nstack + sizeof(Frame) * nframes);
+  k->stack = reinterpret_cast<Value*>(k + 1);
+  std::memcpy(k->stack, stack, sizeof(Value) * nstack);
+  k->nstack = nstack;
+  k->frames = reinterpret_cast<Frame*>(k->stack + nstack);
+  std::memcpy(static_cast<void*>(k->frames), frames, sizeof(Frame) * nframes);
+  k->nframes = nframes;
+  k->resume_pc = tail ? nullptr : ret_pc;
+  k->resume_fp = fp;
+  k->resume_top = top;
+  k->resume_dst = dst;
+  k->resume_proto = cur_proto;
+  k->run_id = run_id;
+  k->winders = winders_cell == kFalse ? kNil : winders_cell.as<GlobalCell>()->value;
+  (void)nfp;
+  return make_ptr(k);
+}
+
+const Insn* VmImpl::reinstate(Continuation* k, Value v) {
+  restore_limits();
+  ensure_stack(std::max(k->nstack, k->resume_top));
+  std::memcpy(stack, k->stack, sizeof(Value) * k->nstack);
+  std::memcpy(static_cast<void*>(frames), k->frames, sizeof(Frame) * k->nframes);
+  nframes = k->nframes;
+  fp = k->resume_fp;
+  top = k->resume_top;
+  cur_proto = k->resume_proto;
+  if (!k->resume_pc) return do_return(v);
+  stack[fp + k->resume_dst] = v;
+  return k->resume_pc;
+}
+
+}  // namespace quasi
