@@ -7,6 +7,7 @@
 // vm_op), never from its name.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "core/gc.hpp"
@@ -42,6 +43,10 @@ struct Primitive : Object {
 Value make_primitive(const char* name, PrimFn fn, int min_args, int max_args, uint32_t flags,
                      void* data = nullptr, Value data_value = kFalse);
 inline bool is_primitive(Value v) { return has_type(v, Type::Primitive); }
+// Whether `p` accepts `argc` arguments (a call with another count raises an arity error).
+inline bool arity_ok(const Primitive* p, size_t argc) {
+  return int64_t(argc) >= p->min_args && (p->max_args < 0 || int64_t(argc) <= p->max_args);
+}
 
 // Control operations the VM performs itself (Primitive::vm_op for kVmSpecial primitives).
 enum VmOp : uint32_t {

@@ -42,6 +42,17 @@ template <class K, class V>
 using TracedMap = std::unordered_map<K, V, std::hash<K>, std::equal_to<K>,
                                      scratch_allocator<std::pair<const K, V>>>;
 
+// ---- one child enumeration -----------------------------------------------------------------------
+// Calls f(child) for every direct child of n, in evaluation order (a Let's inits before its body, a
+// Call's operator before its operands, a Lambda's clause bodies). The one place besides
+// ExprFunctor::visit that knows each kind's children.
+template <class F>
+void for_each_child(Node* n, F&& f);
+// The same, with f(Node*& slot): a walk that owns the tree (residual code being built) may
+// replace a child in place. Passes never do (the pass contract); they rebuild through ExprMutator.
+template <class F>
+void for_each_child_slot(Node* n, F&& f);
+
 template <class F>
 class ExprFunctor;
 
@@ -149,5 +160,55 @@ class ExprMutator : public ExprFunctor<Node*(Node*)> {
  private:
   TracedMap<Node*, Node*> memo_;
 };
+
+template <class F>
+void for_each_child_slot(Node* n, F&& f) {
+  switch (n->kind) {
+    case NodeKind::Const:
+    case NodeKind::LocalRef:
+    case NodeKind::GlobalRef:
+      return;
+    case NodeKind::LocalSet:
+      f(static_cast<LocalSetNode*>(n)->value);
+      return;
+    case NodeKind::GlobalSet:
+      f(static_cast<GlobalSetNode*>(n)->value);
+      return;
+    case NodeKind::If: {
+      auto* i = static_cast<IfNode*>(n);
+      f(i->test);
+      f(i->then);
+      f(i->otherwise);
+      return;
+    }
+    case NodeKind::Lambda:
+      for (LambdaClause* c : static_cast<LambdaNode*>(n)->clauses) f(c->body);
+      return;
+    case NodeKind::Call: {
+      auto* c = static_cast<CallNode*>(n);
+      f(c->fn);
+      for (Node*& a : c->args) f(a);
+      return;
+    }
+    case NodeKind::PrimCall:
+      for (Node*& a : static_cast<PrimCallNode*>(n)->args) f(a);
+      return;
+    case NodeKind::Let:
+    case NodeKind::Letrec: {
+      auto* l = static_cast<LetNode*>(n);
+      for (Node*& i : l->inits) f(i);
+      f(l->body);
+      return;
+    }
+    case NodeKind::Seq:
+      for (Node*& e : static_cast<SeqNode*>(n)->exprs) f(e);
+      return;
+  }
+}
+
+template <class F>
+void for_each_child(Node* n, F&& f) {
+  for_each_child_slot(n, [&f](Node*& slot) { f(slot); });
+}
 
 }  // namespace quasi

@@ -1,5 +1,7 @@
 #include "ir/util.hpp"
 
+#include <vector>
+
 #include "eval/environment.hpp"
 
 namespace quasi {
@@ -33,7 +35,7 @@ bool is_pure_at(Node* n, Environment* core, int depth) {
       Primitive* p = called_primitive(n, core, &args);
       // An unknown procedure may do anything.
       if (!p) return false;
-      if (!(p->flags & kPure) || (p->flags & (kMayRaise | kHasEffects | kVmSpecial))) return false;
+      if (!quiet_primitive(p)) return false;
       // A wrong number of arguments raises.
       if (!arity_ok(p, args->size())) return false;
       for (Node* a : *args)
@@ -177,7 +179,11 @@ Primitive* core_primitive(Environment* core, const char* name) {
   return is_primitive(v) ? v.as<Primitive>() : nullptr;
 }
 
-bool is_immutable_constant(Value v) {
+bool quiet_primitive(const Primitive* p) {
+  return (p->flags & kPure) && !(p->flags & (kMayRaise | kHasEffects | kVmSpecial));
+}
+
+bool is_frozen_shallow(Value v) {
   if (v.is_fixnum() || v.is_char()) return true;
   if (!v.is_ptr()) return v != kUnbound && v != kDefault;  // #t #f () unspecified eof
   switch (v.obj()->type()) {
@@ -194,6 +200,56 @@ bool is_immutable_constant(Value v) {
     default:
       return false;
   }
+}
+
+bool is_frozen_deep(Value v, FrozenCache* cache) {
+  if (!v.is_ptr()) return true;  // fixnums, characters, booleans, '(), other constants
+  switch (v.obj()->type()) {
+    case Type::Symbol:
+    case Type::Flonum:
+    case Type::Bignum:
+    case Type::Ratnum:
+    case Type::Primitive:
+    case Type::Closure:
+    case Type::Continuation:
+      return true;
+    case Type::String:
+    case Type::Bytevector:
+      return v.obj()->immutable();
+    case Type::Pair:
+    case Type::Vector:
+      break;
+    default:
+      return false;
+  }
+  if (cache && cache->count(v.bits)) return true;
+  // Iterative walk over immutable pairs and vectors; every visited object is frozen if the root is.
+  std::vector<Value> stack{v};
+  std::vector<uint64_t> visited;
+  std::unordered_set<uint64_t> seen;
+  while (!stack.empty()) {
+    Value x = stack.back();
+    stack.pop_back();
+    if (!x.is_ptr()) continue;
+    Type t = x.obj()->type();
+    if (t != Type::Pair && t != Type::Vector) {
+      if (!is_frozen_deep(x, nullptr)) return false;
+      continue;
+    }
+    if (!x.obj()->immutable()) return false;
+    if ((cache && cache->count(x.bits)) || !seen.insert(x.bits).second) continue;
+    visited.push_back(x.bits);
+    if (t == Type::Pair) {
+      stack.push_back(car(x));
+      stack.push_back(cdr(x));
+    } else {
+      Vector* vec = x.as<Vector>();
+      for (int64_t i = 0; i < vec->length(); i++) stack.push_back(vec->items()[i]);
+    }
+  }
+  if (cache)
+    for (uint64_t b : visited) cache->insert(b);
+  return true;
 }
 
 bool is_pure(Node* n, Environment* core) { return is_pure_at(n, core, 0); }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <unordered_set>
 
 #include "ir/ir.hpp"
 #include "ir/functor.hpp"
@@ -21,18 +22,29 @@ Primitive* known_primitive(Node* fn, Environment* core);
 Primitive* called_primitive(Node* call, Environment* core, const gc_vector<Node*>** args);
 // The primitive bound to `name` in the core environment, or null.
 Primitive* core_primitive(Environment* core, const char* name);
-inline bool arity_ok(const Primitive* p, size_t argc) {
-  return int64_t(argc) >= p->min_args && (p->max_args < 0 || int64_t(argc) <= p->max_args);
-}
 
-// A constant whose contents cannot change, so a primitive may read it at compile time: numbers,
-// characters, booleans, symbols, '(), and strings, pairs, vectors and bytevectors marked
-// kImmutable (the expander freezes quoted data and literals).
-bool is_immutable_constant(Value v);
+// Frozen values: their contents can never change, so a transformation may read them now.
+// SHALLOW: the object itself — numbers, characters, booleans, symbols, '(), and strings, pairs,
+// vectors and bytevectors marked kImmutable (the expander freezes quoted data and literals
+// deeply, so a literal's elements are frozen too). Procedures are not (fold-constants never
+// sees them as constants).
+bool is_frozen_shallow(Value v);
+// DEEP: every object reachable through pairs and vectors is frozen shallowly, and procedures
+// and continuations count as frozen (only their identity is ever used). What the partial
+// evaluator may read or compare with equal?. `cache` (may be null) remembers objects already
+// proved frozen.
+using FrozenCache = std::unordered_set<uint64_t, std::hash<uint64_t>, std::equal_to<uint64_t>,
+                                       traceable_allocator<uint64_t>>;
+bool is_frozen_deep(Value v, FrozenCache* cache);
+
+// A primitive whose call, with the right number of arguments, has no effect and cannot raise:
+// kPure without kMayRaise, kHasEffects or kVmSpecial (the shallow half of is_pure).
+bool quiet_primitive(const Primitive* p);
 
 // Evaluating `n` has no effect, cannot raise and cannot fail to terminate, so it may be dropped
 // when its value is unused: constants, variable references (globals only when bound), lambdas,
-// and calls of kPure primitives without kMayRaise on such operands.
+// and calls of quiet primitives with the right number of such operands, and if/let/begin of
+// such expressions (DEEP: it looks into subexpressions, up to a fixed depth).
 bool is_pure(Node* n, Environment* core);
 
 // A sequence of `exprs` (nested sequences spliced); the single expression itself when only one.

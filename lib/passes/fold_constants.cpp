@@ -27,6 +27,7 @@
 
 #include "core/error.hpp"
 #include "ir/functor.hpp"
+#include "ir/limits.hpp"
 #include "ir/util.hpp"
 #include "passes/pass_manager.hpp"
 
@@ -36,13 +37,7 @@ namespace {
 
 // ---- budgets ----------------------------------------------------------------------------------
 // Folding must not make the program text bigger than what it replaces by much, nor spend long
-// at compile time building a huge constant. The bounds follow CPython's AST optimizer
-// (Python/ast_opt.c: MAX_STR_SIZE 4096 characters, MAX_COLLECTION_SIZE 256 items; CPython keeps
-// ints under 128 bits, Quasi allows 4096 as its issue asks): a fold whose result is larger stays
-// in the code and runs at run time.
-constexpr int64_t kMaxFoldedStringLength = 4096;   // characters
-constexpr uint64_t kMaxFoldedIntegerBits = 4096;   // bits of an exact integer (each part of a ratio)
-constexpr int64_t kMaxFoldedSequenceLength = 256;  // elements of a vector, bytevector or list
+// at compile time building a huge constant: the fold limits are ir/limits.hpp's.
 // A shape fold replaces (vector-length (make-vector n ...)) by n without making the vector, so
 // it must be sure the allocation would have succeeded: only lengths up to this bound fold.
 constexpr int64_t kMaxShapeFoldLength = int64_t(1) << 20;
@@ -70,39 +65,6 @@ bool foldable(const Primitive* p) {
          !(p->flags & (kAllocates | kHasEffects | kVmSpecial));
 }
 
-uint64_t integer_bits(Value v) {
-  if (has_type(v, Type::Bignum)) return mpz_sizeinbase(&v.as<Bignum>()->z, 2);
-  return 64;
-}
-
-// A folded value small enough to put in the code (see the budgets).
-bool within_limits(Value v) {
-  if (!v.is_ptr()) return true;
-  switch (v.obj()->type()) {
-    case Type::String:
-      return v.as<String>()->length() <= kMaxFoldedStringLength;
-    case Type::Bignum:
-      return integer_bits(v) <= kMaxFoldedIntegerBits;
-    case Type::Ratnum: {
-      Ratnum* q = v.as<Ratnum>();
-      return mpz_sizeinbase(mpq_numref(&q->q), 2) <= kMaxFoldedIntegerBits &&
-             mpz_sizeinbase(mpq_denref(&q->q), 2) <= kMaxFoldedIntegerBits;
-    }
-    case Type::Vector:
-      return v.as<Vector>()->length() <= kMaxFoldedSequenceLength;
-    case Type::Bytevector:
-      return v.as<Bytevector>()->length() <= kMaxFoldedSequenceLength;
-    case Type::Pair: {
-      int64_t n = 0;
-      for (Value l = v; is_pair(l); l = cdr(l))
-        if (++n > kMaxFoldedSequenceLength) return false;  // also stops on a cycle
-      return true;
-    }
-    default:
-      return true;
-  }
-}
-
 bool is_const(Node* n) { return n->kind == NodeKind::Const; }
 Value const_value(Node* n) { return static_cast<ConstNode*>(n)->value; }
 
@@ -126,17 +88,14 @@ class Folder : public ExprMutator {
     if (it == subst_.end()) return n;
     uses_[n->var]--;
     Node* r = it->second;
-    switch (r->kind) {
-      case NodeKind::Const:
-        return gc_new<ConstNode>(const_value(r), n->loc);
-      case NodeKind::LocalRef: {
-        Var* target = static_cast<LocalRefNode*>(r)->var;
-        uses_[target]++;
-        return gc_new<LocalRefNode>(target, n->loc);
-      }
-      default:
-        return gc_new<GlobalRefNode>(static_cast<GlobalRefNode*>(r)->cell, n->loc);
+    // r is an atom (propagate's three kinds): a constant, a variable or a known primitive.
+    if (is_const(r)) return gc_new<ConstNode>(const_value(r), n->loc);
+    if (r->kind == NodeKind::LocalRef) {
+      Var* target = static_cast<LocalRefNode*>(r)->var;
+      uses_[target]++;
+      return gc_new<LocalRefNode>(target, n->loc);
     }
+    return gc_new<GlobalRefNode>(static_cast<GlobalRefNode*>(r)->cell, n->loc);
   }
 
   Node* visit_if(IfNode* n) override {
@@ -284,20 +243,13 @@ class Folder : public ExprMutator {
   void propagate(Var* v, Node* init) {
     // An assigned variable may hold another value by the time it is read.
     if (v->assigned) return;
-    switch (init->kind) {
-      case NodeKind::Const:
-        subst_[v] = init;
-        return;
-      case NodeKind::LocalRef: {
-        Var* w = static_cast<LocalRefNode*>(init)->var;
-        if (!w->assigned && !uninitialized_.count(w)) subst_[v] = init;
-        return;
-      }
-      case NodeKind::GlobalRef:
-        if (known_primitive(init, core_)) subst_[v] = init;
-        return;
-      default:
-        return;
+    if (is_const(init)) {
+      subst_[v] = init;
+    } else if (init->kind == NodeKind::LocalRef) {
+      Var* w = static_cast<LocalRefNode*>(init)->var;
+      if (!w->assigned && !uninitialized_.count(w)) subst_[v] = init;
+    } else if (known_primitive(init, core_)) {
+      subst_[v] = init;
     }
   }
 
@@ -375,7 +327,7 @@ class Folder : public ExprMutator {
     argv.reserve(args.size() + 1);
     for (Node* a : args) {
       // Only constants whose contents cannot change may be read now.
-      if (!is_const(a) || !is_immutable_constant(const_value(a))) return nullptr;
+      if (!is_const(a) || !is_frozen_shallow(const_value(a))) return nullptr;
       argv.push_back(const_value(a));
     }
     Value result;
@@ -387,7 +339,7 @@ class Folder : public ExprMutator {
       return nullptr;
     }
     // A fresh mutable object or a huge one is made at run time.
-    if (!is_immutable_constant(result) || !within_limits(result)) return nullptr;
+    if (!is_frozen_shallow(result) || !within_fold_limits(result)) return nullptr;
     return gc_new<ConstNode>(result, loc);
   }
 

@@ -15,6 +15,7 @@
 #include <unordered_set>
 
 #include "ir/functor.hpp"
+#include "ir/limits.hpp"
 #include "ir/util.hpp"
 #include "passes/pass_manager.hpp"
 
@@ -23,8 +24,7 @@ namespace quasi {
 namespace {
 
 // ---- budgets (in the spirit of Chez cp0's score-limit) -----------------------------------------
-// Largest body, in IR nodes, copied into every call site.
-constexpr size_t kInlineBodyLimit = 16;
+// The largest body copied into every call site is kInlineBodyLimit (ir/limits.hpp).
 // Most IR nodes one run of the pass may copy in total, so a program full of small procedures
 // grows by a bounded amount.
 constexpr size_t kInlineGrowthLimit = 4000;

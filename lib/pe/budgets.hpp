@@ -7,6 +7,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "ir/limits.hpp"
+
 namespace quasi::pe {
 
 // Effort: one unit per IR node the evaluator visits, per unfolded call and per specialized call
@@ -38,11 +40,8 @@ constexpr int kMaxVariantsPerClause = 64;
 // call whose arguments have a larger skeleton makes its largest arguments dynamic.
 constexpr int kMaxKeyItems = 256;
 
-// Fold size limits, as CPython's peephole optimizer bounds its constants: a fold whose result is
-// larger stays in the residual code (the program computes it at run time).
-constexpr int64_t kMaxFoldStringChars = 4096;
-constexpr int64_t kMaxFoldIntegerBits = 4096;
-constexpr int64_t kMaxFoldElements = 256;
+// Fold size limits: ir/limits.hpp (kMaxFoldStringChars, kMaxFoldIntegerBits, kMaxFoldElements),
+// shared with fold-constants through one checker, within_fold_limits.
 
 // Cleanup rounds over the residual code (inline helpers used once, drop dead parameters and
 // bindings, substitute single-use bindings). Each round only shrinks the code; three reach the

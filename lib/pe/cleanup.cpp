@@ -17,9 +17,11 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "ir/functor.hpp"
+#include "ir/limits.hpp"
+#include "ir/util.hpp"
 #include "pe/budgets.hpp"
 #include "pe/internal.hpp"
-#include "vm/vm.hpp"
 
 namespace quasi::pe {
 
@@ -38,62 +40,16 @@ bool constant_global(Node* n) {
   return t_core && c->owner == make_ptr(t_core) && c->value != kUnbound && is_procedure(c->value);
 }
 
-// Calls f(slot) for every child slot of n.
-template <class F>
-void for_children(Node* n, F&& f) {
-  switch (n->kind) {
-    case NodeKind::Const:
-    case NodeKind::LocalRef:
-    case NodeKind::GlobalRef:
-      return;
-    case NodeKind::LocalSet:
-      f(static_cast<LocalSetNode*>(n)->value);
-      return;
-    case NodeKind::GlobalSet:
-      f(static_cast<GlobalSetNode*>(n)->value);
-      return;
-    case NodeKind::If: {
-      auto* i = static_cast<IfNode*>(n);
-      f(i->test);
-      f(i->then);
-      f(i->otherwise);
-      return;
-    }
-    case NodeKind::Lambda:
-      for (LambdaClause* c : static_cast<LambdaNode*>(n)->clauses) f(c->body);
-      return;
-    case NodeKind::Call: {
-      auto* c = static_cast<CallNode*>(n);
-      f(c->fn);
-      for (Node*& a : c->args) f(a);
-      return;
-    }
-    case NodeKind::PrimCall:
-      for (Node*& a : static_cast<PrimCallNode*>(n)->args) f(a);
-      return;
-    case NodeKind::Let:
-    case NodeKind::Letrec: {
-      auto* l = static_cast<LetNode*>(n);
-      for (Node*& i : l->inits) f(i);
-      f(l->body);
-      return;
-    }
-    case NodeKind::Seq:
-      for (Node*& e : static_cast<SeqNode*>(n)->exprs) f(e);
-      return;
-  }
-}
-
 void count_uses(Node* n, UseMap& uses) {
   if (n->kind == NodeKind::LocalRef) uses[static_cast<LocalRefNode*>(n)->var]++;
-  for_children(n, [&](Node*& c) { count_uses(c, uses); });
+  for_each_child_slot(n, [&](Node*& c) { count_uses(c, uses); });
 }
 
 bool occurs(Node* n, Var* v) {
   if (n->kind == NodeKind::LocalRef) return static_cast<LocalRefNode*>(n)->var == v;
   if (n->kind == NodeKind::LocalSet && static_cast<LocalSetNode*>(n)->var == v) return true;
   bool found = false;
-  for_children(n, [&](Node*& c) { found = found || occurs(c, v); });
+  for_each_child_slot(n, [&](Node*& c) { found = found || occurs(c, v); });
   return found;
 }
 
@@ -102,34 +58,9 @@ bool trivial(Node* n) {
          (n->kind == NodeKind::LocalRef && !static_cast<LocalRefNode*>(n)->var->assigned);
 }
 
-// Evaluating n has no effect and cannot raise: it may be dropped when its value is unused.
-bool droppable(Node* n) {
-  switch (n->kind) {
-    case NodeKind::Const:
-    case NodeKind::LocalRef:
-    case NodeKind::Lambda:
-      return true;
-    case NodeKind::GlobalRef:
-      return constant_global(n);
-    case NodeKind::If: {
-      auto* i = static_cast<IfNode*>(n);
-      return trivial(i->test) && droppable(i->then) && droppable(i->otherwise);
-    }
-    case NodeKind::PrimCall: {
-      auto* c = static_cast<PrimCallNode*>(n);
-      uint32_t flags = c->prim.as<Primitive>()->flags;
-      if (!(flags & kPure) || (flags & (kMayRaise | kHasEffects | kVmSpecial))) return false;
-      Primitive* p = c->prim.as<Primitive>();
-      int64_t argc = int64_t(c->args.size());
-      if (argc < p->min_args || (p->max_args >= 0 && argc > p->max_args)) return false;
-      for (Node* a : c->args)
-        if (!droppable(a)) return false;
-      return true;
-    }
-    default:
-      return false;
-  }
-}
+// Evaluating n has no effect and cannot raise: it may be dropped when its value is unused. The
+// toolkit's one definition of purity (ir/util.hpp).
+bool droppable(Node* n) { return is_pure(n, t_core); }
 
 Node* clone_trivial(Node* n) {
   if (n->kind == NodeKind::Const) return gc_new<ConstNode>(static_cast<ConstNode*>(n)->value, n->loc);
@@ -141,76 +72,70 @@ void substitute_all(Node*& slot, Var* v, Node* repl) {
     slot = clone_trivial(repl);
     return;
   }
-  for_children(slot, [&](Node*& c) { substitute_all(c, v, repl); });
+  for_each_child_slot(slot, [&](Node*& c) { substitute_all(c, v, repl); });
 }
 
 // Finds the single use of v if it is the first thing evaluated in n that could observe or be
-// observed by moving an expression there.
-class FirstUse {
+// observed by moving an expression there. A functor over the IR: each case gets the node and the
+// slot that holds it (so the use can be replaced).
+enum class Scan { kContinue, kFound, kBlocked };
+class FirstUse : public ExprFunctor<Scan(Node*, Node**)> {
  public:
   explicit FirstUse(Var* v) : v_(v) {}
-  enum Result { kContinue, kFound, kBlocked };
   Node** slot = nullptr;
 
-  Result scan(Node*& n) {
-    switch (n->kind) {
-      case NodeKind::Const:
-        return kContinue;
-      case NodeKind::LocalRef: {
-        Var* x = static_cast<LocalRefNode*>(n)->var;
-        if (x == v_) {
-          slot = &n;
-          return kFound;
-        }
-        return x->assigned ? kBlocked : kContinue;
-      }
-      case NodeKind::GlobalRef:
-        return constant_global(n) ? kContinue : kBlocked;
-      case NodeKind::Lambda:
-        return occurs(n, v_) ? kBlocked : kContinue;
-      case NodeKind::Call: {
-        auto* c = static_cast<CallNode*>(n);
-        Result r = scan(c->fn);
-        for (size_t i = 0; r == kContinue && i < c->args.size(); i++) r = scan(c->args[i]);
-        return r == kContinue ? kBlocked : r;
-      }
-      case NodeKind::PrimCall: {
-        auto* c = static_cast<PrimCallNode*>(n);
-        Result r = kContinue;
-        for (size_t i = 0; r == kContinue && i < c->args.size(); i++) r = scan(c->args[i]);
-        if (r != kContinue) return r;
-        uint32_t flags = c->prim.as<Primitive>()->flags;
-        bool quiet = (flags & kPure) && !(flags & (kMayRaise | kHasEffects | kVmSpecial));
-        return quiet ? kContinue : kBlocked;
-      }
-      case NodeKind::If: {
-        Result r = scan(static_cast<IfNode*>(n)->test);
-        return r == kContinue ? kBlocked : r;
-      }
-      case NodeKind::Let:
-      case NodeKind::Letrec: {
-        auto* l = static_cast<LetNode*>(n);
-        for (Node*& i : l->inits) {
-          Result r = scan(i);
-          if (r != kContinue) return r;
-        }
-        return scan(l->body);
-      }
-      case NodeKind::Seq:
-        for (Node*& e : static_cast<SeqNode*>(n)->exprs) {
-          Result r = scan(e);
-          if (r != kContinue) return r;
-        }
-        return kContinue;
-      case NodeKind::LocalSet:
-      case NodeKind::GlobalSet: {
-        Node*& value = n->kind == NodeKind::LocalSet ? static_cast<LocalSetNode*>(n)->value
-                                                     : static_cast<GlobalSetNode*>(n)->value;
-        Result r = scan(value);
-        return r == kContinue ? kBlocked : r;
-      }
+  Scan scan(Node*& n) { return visit(n, &n); }
+
+  Scan visit_const(ConstNode*, Node**) override { return Scan::kContinue; }
+  Scan visit_local_ref(LocalRefNode* n, Node** at) override {
+    if (n->var == v_) {
+      slot = at;
+      return Scan::kFound;
     }
-    return kBlocked;
+    return n->var->assigned ? Scan::kBlocked : Scan::kContinue;
+  }
+  Scan visit_global_ref(GlobalRefNode* n, Node**) override {
+    return constant_global(n) ? Scan::kContinue : Scan::kBlocked;
+  }
+  Scan visit_lambda(LambdaNode* n, Node**) override { return occurs(n, v_) ? Scan::kBlocked : Scan::kContinue; }
+  Scan visit_call(CallNode* c, Node**) override {
+    Scan r = scan(c->fn);
+    for (size_t i = 0; r == Scan::kContinue && i < c->args.size(); i++) r = scan(c->args[i]);
+    return r == Scan::kContinue ? Scan::kBlocked : r;
+  }
+  Scan visit_prim_call(PrimCallNode* c, Node**) override {
+    Scan r = Scan::kContinue;
+    for (size_t i = 0; r == Scan::kContinue && i < c->args.size(); i++) r = scan(c->args[i]);
+    if (r != Scan::kContinue) return r;
+    const Primitive* p = c->prim.as<Primitive>();
+    return quiet_primitive(p) && arity_ok(p, c->args.size()) ? Scan::kContinue : Scan::kBlocked;
+  }
+  Scan visit_if(IfNode* n, Node**) override {
+    Scan r = scan(n->test);
+    return r == Scan::kContinue ? Scan::kBlocked : r;
+  }
+  Scan visit_let(LetNode* l, Node**) override {
+    for (Node*& i : l->inits) {
+      Scan r = scan(i);
+      if (r != Scan::kContinue) return r;
+    }
+    return scan(l->body);
+  }
+  Scan visit_letrec(LetNode* l, Node** at) override { return visit_let(l, at); }
+  Scan visit_seq(SeqNode* n, Node**) override {
+    for (Node*& e : n->exprs) {
+      Scan r = scan(e);
+      if (r != Scan::kContinue) return r;
+    }
+    return Scan::kContinue;
+  }
+  Scan visit_local_set(LocalSetNode* n, Node**) override {
+    Scan r = scan(n->value);
+    return r == Scan::kContinue ? Scan::kBlocked : r;
+  }
+  Scan visit_global_set(GlobalSetNode* n, Node**) override {
+    Scan r = scan(n->value);
+    return r == Scan::kContinue ? Scan::kBlocked : r;
   }
 
  private:
@@ -219,49 +144,55 @@ class FirstUse {
 
 void uncount(Node* n, UseMap& uses) {
   if (n->kind == NodeKind::LocalRef) uses[static_cast<LocalRefNode*>(n)->var]--;
-  for_children(n, [&](Node*& c) { uncount(c, uses); });
+  for_each_child_slot(n, [&](Node*& c) { uncount(c, uses); });
 }
 
-class Simplifier {
+// Rewrites the residual code in place (it owns it): a functor over the IR.
+class Simplifier : public ExprFunctor<Node*(Node*)> {
  public:
   Simplifier(UseMap& uses, PeState& st) : uses_(uses), st_(st) {}
   bool changed = false;
 
-  Node* run(Node* n) {
+  Node* run(Node* n) { return visit(n); }
+
+  Node* visit(Node* n) override {
     if (done_.count(n)) return n;
-    switch (n->kind) {
-      case NodeKind::Let:
-        if (done_inits_.count(n)) {  // a binding split off a multi-binding let: init done
-          auto* l = static_cast<LetNode*>(n);
-          return bind1(l->vars[0], l->inits[0], l->body, l->loc);
-        }
-        return let(static_cast<LetNode*>(n));
-      case NodeKind::Letrec:
-        return letrec(static_cast<LetNode*>(n));
-      case NodeKind::Seq:
-        return seq(static_cast<SeqNode*>(n));
-      case NodeKind::If: {
-        auto* i = static_cast<IfNode*>(n);
-        i->test = run(i->test);
-        if (i->test->kind == NodeKind::Const)
-          return run(static_cast<ConstNode*>(i->test)->value.is_true() ? i->then : i->otherwise);
-        i->then = run(i->then);
-        i->otherwise = run(i->otherwise);
-        return n;
-      }
-      case NodeKind::PrimCall: {
-        for_children(n, [&](Node*& c) { c = run(c); });
-        return list_form(static_cast<PrimCallNode*>(n));
-      }
-      default:
-        for_children(n, [&](Node*& c) { c = run(c); });
-        return n;
-    }
+    return ExprFunctor::visit(n);
   }
+  Node* visit_let(LetNode* l) override {
+    // A binding split off a multi-binding let: its init is simplified already.
+    if (done_inits_.count(l)) return bind1(l->vars[0], l->inits[0], l->body, l->loc);
+    return let(l);
+  }
+  Node* visit_letrec(LetNode* l) override { return letrec(l); }
+  Node* visit_seq(SeqNode* n) override { return seq(n); }
+  Node* visit_if(IfNode* i) override {
+    i->test = run(i->test);
+    if (i->test->kind == NodeKind::Const)
+      return run(static_cast<ConstNode*>(i->test)->value.is_true() ? i->then : i->otherwise);
+    i->then = run(i->then);
+    i->otherwise = run(i->otherwise);
+    return i;
+  }
+  Node* visit_prim_call(PrimCallNode* n) override {
+    for_each_child_slot(n, [&](Node*& c) { c = run(c); });
+    return list_form(n);
+  }
+  Node* visit_const(ConstNode* n) override { return n; }
+  Node* visit_local_ref(LocalRefNode* n) override { return n; }
+  Node* visit_global_ref(GlobalRefNode* n) override { return n; }
+  Node* visit_local_set(LocalSetNode* n) override { return children(n); }
+  Node* visit_global_set(GlobalSetNode* n) override { return children(n); }
+  Node* visit_lambda(LambdaNode* n) override { return children(n); }
+  Node* visit_call(CallNode* n) override { return children(n); }
 
  private:
   UseMap& uses_;
   PeState& st_;
+  Node* children(Node* n) {
+    for_each_child_slot(n, [&](Node*& c) { c = run(c); });
+    return n;
+  }
   std::unordered_set<Node*> done_;        // simplified already (moved inits)
   std::unordered_set<Node*> done_inits_;  // single lets whose init is simplified already
 
@@ -322,7 +253,7 @@ class Simplifier {
       }
       if (n == 1) {
         FirstUse fu(v);
-        if (fu.scan(body) == FirstUse::kFound) {
+        if (fu.scan(body) == Scan::kFound) {
           changed = true;
           *fu.slot = init;
           done_.insert(init);
@@ -344,7 +275,7 @@ class Simplifier {
       if (i->test->kind == NodeKind::Const)
         return fold_ifs(static_cast<ConstNode*>(i->test)->value.is_true() ? i->then : i->otherwise);
     }
-    for_children(n, [&](Node*& c) { c = fold_ifs(c); });
+    for_each_child_slot(n, [&](Node*& c) { c = fold_ifs(c); });
     return n;
   }
 
@@ -433,7 +364,7 @@ void find_calls(Node*& slot, const std::unordered_set<Var*>& helpers, std::vecto
       if (helpers.count(v)) out.push_back(CallSite{&slot, c, v});
     }
   }
-  for_children(n, [&](Node*& c) { find_calls(c, helpers, out, refs); });
+  for_each_child_slot(n, [&](Node*& c) { find_calls(c, helpers, out, refs); });
 }
 
 bool round(LambdaNode* root, gc_vector<Helper>& helpers) {
@@ -629,52 +560,9 @@ bool tiny(Node* n, int& budget) {
       n->kind == NodeKind::LocalSet)
     return false;
   bool ok = true;
-  for_children(n, [&](Node*& c) { ok = ok && tiny(c, budget); });
+  for_each_child_slot(n, [&](Node*& c) { ok = ok && tiny(c, budget); });
   return ok;
 }
-
-Node* clone(Node* n, const std::unordered_map<Var*, Var*>& rename) {
-  switch (n->kind) {
-    case NodeKind::Const:
-      return gc_new<ConstNode>(static_cast<ConstNode*>(n)->value, n->loc);
-    case NodeKind::LocalRef: {
-      Var* v = static_cast<LocalRefNode*>(n)->var;
-      auto it = rename.find(v);
-      return gc_new<LocalRefNode>(it == rename.end() ? v : it->second, n->loc);
-    }
-    case NodeKind::GlobalRef:
-      return gc_new<GlobalRefNode>(static_cast<GlobalRefNode*>(n)->cell, n->loc);
-    case NodeKind::GlobalSet: {
-      auto* g = static_cast<GlobalSetNode*>(n);
-      return gc_new<GlobalSetNode>(g->cell, clone(g->value, rename), g->is_define, n->loc);
-    }
-    case NodeKind::If: {
-      auto* i = static_cast<IfNode*>(n);
-      return gc_new<IfNode>(clone(i->test, rename), clone(i->then, rename), clone(i->otherwise, rename), n->loc);
-    }
-    case NodeKind::Call: {
-      auto* c = static_cast<CallNode*>(n);
-      CallNode* out = gc_new<CallNode>(clone(c->fn, rename), n->loc);
-      for (Node* a : c->args) out->args.push_back(clone(a, rename));
-      return out;
-    }
-    case NodeKind::PrimCall: {
-      auto* c = static_cast<PrimCallNode*>(n);
-      PrimCallNode* out = gc_new<PrimCallNode>(c->prim, n->loc);
-      for (Node* a : c->args) out->args.push_back(clone(a, rename));
-      return out;
-    }
-    case NodeKind::Seq: {
-      SeqNode* out = gc_new<SeqNode>(n->loc);
-      for (Node* e : static_cast<SeqNode*>(n)->exprs) out->exprs.push_back(clone(e, rename));
-      return out;
-    }
-    default:
-      return n;  // binders never reach here (tiny() refuses them)
-  }
-}
-
-constexpr int kTinyHelperNodes = 16;
 
 // Inlines, one at a time, helpers whose body is tiny and binder-free into all their call sites.
 bool inline_tiny(LambdaNode* root, gc_vector<Helper>& helpers) {
@@ -690,7 +578,7 @@ bool inline_tiny(LambdaNode* root, gc_vector<Helper>& helpers) {
     for (size_t k = 0; k < helpers.size() && pick == helpers.size(); k++) {
       Helper& h = helpers[k];
       LambdaClause* cl = h.code->clauses[0];
-      int budget = kTinyHelperNodes;
+      int budget = int(kInlineBodyLimit);
       if (cl->rest || occurs(cl->body, h.var) || !tiny(cl->body, budget)) continue;
       int n = 0;
       for (CallSite& c : sites) n += c.helper == h.var;
@@ -705,15 +593,13 @@ bool inline_tiny(LambdaNode* root, gc_vector<Helper>& helpers) {
     LambdaClause* cl = h.code->clauses[0];
     for (CallSite& c : sites) {
       if (c.helper != h.var) continue;
-      std::unordered_map<Var*, Var*> rename;
+      // A copy of the helper with fresh parameters; its body has no binders (tiny).
+      auto* copy = static_cast<LambdaNode*>(copy_with_fresh_vars(h.code));
+      if (!copy) continue;  // too deep to copy: the call stays
       LetNode* let = gc_new<LetNode>(NodeKind::Let, c.call->loc);
-      for (size_t k = 0; k < cl->params.size(); k++) {
-        Var* fresh = make_var(cl->params[k]->name);
-        rename[cl->params[k]] = fresh;
-        let->vars.push_back(fresh);
-        let->inits.push_back(c.call->args[k]);
-      }
-      let->body = clone(cl->body, rename);
+      let->vars = copy->clauses[0]->params;
+      let->inits = c.call->args;
+      let->body = copy->clauses[0]->body;
       *c.slot = let;
     }
     helpers.erase(helpers.begin() + long(pick));

@@ -34,6 +34,8 @@
 #include "core/gc.hpp"
 #include "core/object.hpp"
 #include "ir/ir.hpp"
+#include "ir/let_list.hpp"
+#include "ir/util.hpp"
 #include "vm/proto.hpp"
 
 namespace quasi {
@@ -44,29 +46,11 @@ struct Environment;
 namespace quasi::pe {
 
 struct PVal;
-struct Block;
 
-// One statement of a residual block.
-struct Stmt {
-  enum Kind : uint8_t {
-    kBind,    // (let ((var code)) <rest>)
-    kEffect,  // (begin code <rest>)
-    kRec,     // (letrec* ((vars codes) ...) <rest>): a lifted group of closures
-    kMarker,  // a creation point: materializations are inserted before it; prints nothing
-  };
-  Kind kind;
-  Var* var = nullptr;
-  Node* code = nullptr;
-  gc_vector<Var*>* rec_vars = nullptr;
-  gc_vector<Node*>* rec_codes = nullptr;
-};
-using StmtList = std::list<Stmt, gc_allocator<Stmt>>;
-
-// A straight-line piece of residual code being built: the body of a residual procedure or of a
-// branch of a residual `if`.
-struct Block {
-  StmtList stmts;
-};
+// A straight-line piece of residual code being built (the body of a residual procedure or of a
+// branch of a residual `if`): the toolkit's let-insertion builder.
+using Block = LetList;
+using StmtList = LetList::Stmts;
 
 // Letrec-bound closures are lifted together (they may refer to each other).
 struct LetrecGroup {
@@ -206,11 +190,10 @@ struct SpecRecord {
 
 // ---- shared helpers ----------------------------------------------------------------------------
 
-// A value whose contents can never change, so the evaluator may read them: immediates, numbers,
-// symbols, procedures (identity only), and kImmutable strings/bytevectors/pairs/vectors whose
-// elements are themselves frozen. `cache` remembers objects already proved frozen.
-bool is_frozen(Value v, std::unordered_set<uint64_t, std::hash<uint64_t>, std::equal_to<uint64_t>,
-                                           traceable_allocator<uint64_t>>* cache);
+// A runtime closure the evaluator may look into: compiled from IR, and no free variable in a Box
+// (a set! variable, or a letrec variable captured before its init): those are locations the
+// evaluator cannot name in residual code.
+bool inlinable_closure(Value v);
 
 // Free variables of `lam` (referenced inside, bound outside), cached in `st`.
 const gc_vector<Var*>& lambda_free_vars(PeState& st, LambdaNode* lam);

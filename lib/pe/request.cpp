@@ -10,6 +10,9 @@
 #include "core/error.hpp"
 #include "eval/environment.hpp"
 #include "vm/vm_impl.hpp"
+#include "ir/functor.hpp"
+#include "ir/verify.hpp"
+#include "passes/pass_manager.hpp"
 #include "pe/pe.hpp"
 #include "pe/specializer.hpp"
 #include "vm/compiler.hpp"
@@ -84,8 +87,7 @@ void watch(SpecRecord* rec) {
 // ---- the cache ---------------------------------------------------------------------------------
 
 bool same_static(Value a, Value b) {
-  TracedSet* none = nullptr;
-  bool fa = is_frozen(a, none), fb = is_frozen(b, none);
+  bool fa = is_frozen_deep(a, nullptr), fb = is_frozen_deep(b, nullptr);
   if (fa != fb) return false;
   return fa ? equal(a, b) : eqv(a, b);
 }
@@ -94,7 +96,7 @@ uint64_t request_hash(Value proc, const std::vector<std::pair<int64_t, Value>>& 
   uint64_t h = eqv_hash(proc);
   for (auto& [pos, v] : fixed) {
     h = mix(h, uint64_t(pos));
-    h = mix(h, is_frozen(v, nullptr) ? equal_hash(v) : eqv_hash(v));
+    h = mix(h, is_frozen_deep(v, nullptr) ? equal_hash(v) : eqv_hash(v));
   }
   return h;
 }
@@ -129,17 +131,6 @@ struct Planned {
   LambdaClause* residual;  // parameters; body filled later
   Node* fallback;          // the original called on the same arguments
 };
-
-// A runtime closure the evaluator may look into (see Specializer::known_callee).
-bool inlinable(Value v) {
-  if (!is_closure(v)) return false;
-  Closure* c = v.as<Closure>();
-  Proto* p = c->proto;
-  if (!p->source || (p->ncaptures > 0 && !p->free_vars)) return false;
-  for (int32_t i = 0; i < p->ncaptures; i++)
-    if (has_type(c->free()[i], Type::Box)) return false;
-  return true;
-}
 
 // The clause of the residual procedure that takes `nreq` positional arguments (some fixed) and,
 // when `rest`, a rest list; `name_of` names the dynamic parameters.
@@ -223,7 +214,7 @@ PlanList make_plans(PeState& st, Value proc, const std::vector<std::pair<int64_t
     }
     return out;
   }
-  if (inlinable(proc)) {
+  if (inlinable_closure(proc)) {
     LambdaNode* lam = proc.as<Closure>()->proto->source;
     for (size_t ci = 0; ci < lam->clauses.size(); ci++) {
       LambdaClause* c = lam->clauses[ci];
@@ -262,7 +253,7 @@ class Renamer {
     if (n->kind == NodeKind::GlobalRef) used_.insert(symbol_name(static_cast<GlobalRefNode*>(n)->cell.as<GlobalCell>()->name));
     if (n->kind == NodeKind::GlobalSet) used_.insert(symbol_name(static_cast<GlobalSetNode*>(n)->cell.as<GlobalCell>()->name));
     if (n->kind == NodeKind::PrimCall) used_.insert(static_cast<PrimCallNode*>(n)->prim.as<Primitive>()->name);
-    children(n, [&](Node* c) { collect_globals(c); });
+    for_each_child(n, [&](Node* c) { collect_globals(c); });
   }
   void name(Var* v) {
     if (!seen_.insert(v).second) return;
@@ -273,44 +264,6 @@ class Renamer {
     used_.insert(candidate);
     if (candidate != base) v->name = intern(candidate);
   }
-  template <class F>
-  static void children(Node* n, F f) {
-    switch (n->kind) {
-      case NodeKind::LocalSet: f(static_cast<LocalSetNode*>(n)->value); break;
-      case NodeKind::GlobalSet: f(static_cast<GlobalSetNode*>(n)->value); break;
-      case NodeKind::If: {
-        auto* i = static_cast<IfNode*>(n);
-        f(i->test);
-        f(i->then);
-        f(i->otherwise);
-        break;
-      }
-      case NodeKind::Lambda:
-        for (LambdaClause* c : static_cast<LambdaNode*>(n)->clauses) f(c->body);
-        break;
-      case NodeKind::Call: {
-        auto* c = static_cast<CallNode*>(n);
-        f(c->fn);
-        for (Node* a : c->args) f(a);
-        break;
-      }
-      case NodeKind::PrimCall:
-        for (Node* a : static_cast<PrimCallNode*>(n)->args) f(a);
-        break;
-      case NodeKind::Let:
-      case NodeKind::Letrec: {
-        auto* l = static_cast<LetNode*>(n);
-        for (Node* i : l->inits) f(i);
-        f(l->body);
-        break;
-      }
-      case NodeKind::Seq:
-        for (Node* e : static_cast<SeqNode*>(n)->exprs) f(e);
-        break;
-      default:
-        break;
-    }
-  }
   void visit(Node* n) {
     if (n->kind == NodeKind::Lambda)
       for (LambdaClause* c : static_cast<LambdaNode*>(n)->clauses) {
@@ -319,7 +272,7 @@ class Renamer {
       }
     if (n->kind == NodeKind::Let || n->kind == NodeKind::Letrec)
       for (Var* v : static_cast<LetNode*>(n)->vars) name(v);
-    children(n, [&](Node* c) { visit(c); });
+    for_each_child(n, [&](Node* c) { visit(c); });
   }
 };
 
@@ -363,17 +316,10 @@ Value specialize(Vm& vm, PeState& st, Value proc, const std::vector<std::pair<in
       st.stats.fallbacks++;
     }
   }
-  if (trivial) {
-    deps.clear();
-    helpers.clear();
-    for (Planned& p : plans) p.residual->body = p.fallback;
-  } else {
-    cleanup_residual(st, root, helpers);
-  }
-  st.stats.helpers += int64_t(helpers.size());
+  if (!trivial) cleanup_residual(st, root, helpers);
 
   Node* top = root;
-  if (!helpers.empty()) {
+  if (!trivial && !helpers.empty()) {
     LetNode* rec = gc_new<LetNode>(NodeKind::Letrec, SrcLoc{});
     for (Helper& h : helpers) {
       rec->vars.push_back(h.var);
@@ -387,6 +333,19 @@ Value specialize(Vm& vm, PeState& st, Value proc, const std::vector<std::pair<in
       top = rec;
     }
   }
+  // The residual code must keep the IR's invariants (ir/verify.hpp); if it does not, that is a bug
+  // of the evaluator, and the trivial residual is what the request gets.
+  if (!trivial && !verify_ir(top).empty()) {
+    trivial = true;
+    st.stats.fallbacks++;
+  }
+  if (trivial) {
+    deps.clear();
+    helpers.clear();
+    for (Planned& p : plans) p.residual->body = p.fallback;
+    top = root;
+  }
+  st.stats.helpers += int64_t(helpers.size());
   Renamer().run(top);
   Value display = ir_to_datum(top);
 
@@ -410,7 +369,11 @@ Value specialize(Vm& vm, PeState& st, Value proc, const std::vector<std::pair<in
       c->body = gc_new<IfNode>(test, c->body, plans[i].fallback, SrcLoc{});
     }
   }
-  Value thunk = compile_toplevel(vm, top);
+  // Residual code is ordinary code: it goes through the default pipeline like every top-level form
+  // (fold-constants, inline-small, refold; QUASI_PASSES applies), checked again before compiling.
+  Node* code = run_default_pipeline(vm, top);
+  if (code != top && !verify_ir(code).empty()) code = top;
+  Value thunk = compile_toplevel(vm, code);
   rec->result = vm.apply(thunk, 0, nullptr);
   // Every residual procedure gets machine code at once (the thunk itself runs only once).
   if (vm.impl->jit_mode != JitMode::kOff) {

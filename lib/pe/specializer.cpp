@@ -9,6 +9,8 @@
 #include "core/equality.hpp"
 #include "core/error.hpp"
 #include "core/numbers.hpp"
+#include "ir/free_vars.hpp"
+#include "ir/limits.hpp"
 #include "eval/environment.hpp"
 #include "vm/vm.hpp"
 #include "vm/vm_impl.hpp"
@@ -42,133 +44,19 @@ Value sym(const char* s) { return intern(s); }
 
 // ---- frozen values and free variables ---------------------------------------------------------
 
-bool is_frozen(Value v, TracedSet* cache) {
-  if (!v.is_ptr()) return true;  // fixnums, characters, booleans, '(), other constants
-  switch (v.obj()->type()) {
-    case Type::Symbol:
-    case Type::Flonum:
-    case Type::Bignum:
-    case Type::Ratnum:
-    case Type::Primitive:
-    case Type::Closure:
-    case Type::Continuation:
-      return true;
-    case Type::String:
-    case Type::Bytevector:
-      return v.obj()->immutable();
-    case Type::Pair:
-    case Type::Vector:
-      break;
-    default:
-      return false;
-  }
-  if (cache && cache->count(v.bits)) return true;
-  // Iterative walk over immutable pairs and vectors; every visited object is frozen if the root is.
-  std::vector<Value> stack{v};
-  std::vector<uint64_t> visited;
-  std::unordered_set<uint64_t> seen;
-  while (!stack.empty()) {
-    Value x = stack.back();
-    stack.pop_back();
-    if (!x.is_ptr()) continue;
-    Type t = x.obj()->type();
-    if (t != Type::Pair && t != Type::Vector) {
-      if (!is_frozen(x, nullptr)) return false;
-      continue;
-    }
-    if (!x.obj()->immutable()) return false;
-    if ((cache && cache->count(x.bits)) || !seen.insert(x.bits).second) continue;
-    visited.push_back(x.bits);
-    if (t == Type::Pair) {
-      stack.push_back(car(x));
-      stack.push_back(cdr(x));
-    } else {
-      Vector* vec = x.as<Vector>();
-      for (int64_t i = 0; i < vec->length(); i++) stack.push_back(vec->items()[i]);
-    }
-  }
-  if (cache)
-    for (uint64_t b : visited) cache->insert(b);
-  return true;
-}
-
-namespace {
-// Collects the variables a lambda references and binds; free = referenced - bound.
-class FreeVarScan {
- public:
-  gc_vector<Var*> refs;
-  std::unordered_set<Var*> ref_set, bound;
-
-  void ref(Var* v) {
-    if (ref_set.insert(v).second) refs.push_back(v);
-  }
-  void lambda(LambdaNode* l) {
-    for (LambdaClause* c : l->clauses) {
-      for (Var* p : c->params) bound.insert(p);
-      if (c->rest) bound.insert(c->rest);
-      visit(c->body);
-    }
-  }
-  void visit(Node* n) {
-    switch (n->kind) {
-      case NodeKind::Const:
-      case NodeKind::GlobalRef:
-        return;
-      case NodeKind::LocalRef:
-        ref(static_cast<LocalRefNode*>(n)->var);
-        return;
-      case NodeKind::LocalSet:
-        ref(static_cast<LocalSetNode*>(n)->var);
-        visit(static_cast<LocalSetNode*>(n)->value);
-        return;
-      case NodeKind::GlobalSet:
-        visit(static_cast<GlobalSetNode*>(n)->value);
-        return;
-      case NodeKind::If: {
-        auto* i = static_cast<IfNode*>(n);
-        visit(i->test);
-        visit(i->then);
-        visit(i->otherwise);
-        return;
-      }
-      case NodeKind::Lambda:
-        lambda(static_cast<LambdaNode*>(n));
-        return;
-      case NodeKind::Call: {
-        auto* c = static_cast<CallNode*>(n);
-        visit(c->fn);
-        for (Node* a : c->args) visit(a);
-        return;
-      }
-      case NodeKind::PrimCall:
-        for (Node* a : static_cast<PrimCallNode*>(n)->args) visit(a);
-        return;
-      case NodeKind::Let:
-      case NodeKind::Letrec: {
-        auto* l = static_cast<LetNode*>(n);
-        for (Var* v : l->vars) bound.insert(v);
-        for (Node* i : l->inits) visit(i);
-        visit(l->body);
-        return;
-      }
-      case NodeKind::Seq:
-        for (Node* e : static_cast<SeqNode*>(n)->exprs) visit(e);
-        return;
-    }
-  }
-};
-}  // namespace
-
 const gc_vector<Var*>& lambda_free_vars(PeState& st, LambdaNode* lam) {
   auto it = st.free_vars.find(lam);
   if (it != st.free_vars.end()) return *it->second;
-  FreeVarScan scan;
-  scan.lambda(lam);
-  auto* out = gc_new<gc_vector<Var*>>();
-  for (Var* v : scan.refs)
-    if (!scan.bound.count(v)) out->push_back(v);
-  st.free_vars.emplace(lam, out);
-  return *out;
+  // One scan gives every lambda nested in `lam` its list too: cache them all.
+  FreeVariables scan;
+  scan.run(lam);
+  if (scan.truncated()) throw Bailout{"procedure too deeply nested to scan"};
+  for (auto& [l, info] : scan.lambdas) {
+    if (st.free_vars.count(l)) continue;
+    auto* out = gc_new<gc_vector<Var*>>(info.free.begin(), info.free.end());
+    st.free_vars.emplace(l, out);
+  }
+  return *st.free_vars.at(lam);
 }
 
 // ---- construction ------------------------------------------------------------------------------
@@ -230,55 +118,17 @@ Var* Specializer::fresh(Value name) { return make_var(is_symbol(name) ? name : s
 
 Var* Specializer::emit_bind(Node* code, Value name) {
   Var* v = fresh(name);
-  block_->stmts.push_back(Stmt{Stmt::kBind, v, code});
+  block_->push_bind(v, code);
   return v;
 }
 
-void Specializer::emit_effect(Node* code) { block_->stmts.push_back(Stmt{Stmt::kEffect, nullptr, code}); }
+void Specializer::emit_effect(Node* code) { block_->push_effect(code); }
 
-StmtList::iterator Specializer::mark() {
-  block_->stmts.push_back(Stmt{Stmt::kMarker});
-  return std::prev(block_->stmts.end());
-}
+StmtList::iterator Specializer::mark() { return block_->mark(); }
 
 PVal* Specializer::emit_dyn(Node* code) { return make_dyn(emit_bind(code, sym("t"))); }
 
-Node* Specializer::finish(Block* b, Node* result) {
-  Node* body = result;
-  for (auto it = b->stmts.rbegin(); it != b->stmts.rend(); ++it) {
-    switch (it->kind) {
-      case Stmt::kMarker:
-        break;
-      case Stmt::kBind: {
-        LetNode* l = gc_new<LetNode>(NodeKind::Let, SrcLoc{});
-        l->vars.push_back(it->var);
-        l->inits.push_back(it->code);
-        l->body = body;
-        body = l;
-        break;
-      }
-      case Stmt::kEffect: {
-        SeqNode* s = gc_new<SeqNode>(SrcLoc{});
-        s->exprs.push_back(it->code);
-        if (body->kind == NodeKind::Seq)
-          for (Node* e : static_cast<SeqNode*>(body)->exprs) s->exprs.push_back(e);
-        else
-          s->exprs.push_back(body);
-        body = s;
-        break;
-      }
-      case Stmt::kRec: {
-        LetNode* l = gc_new<LetNode>(NodeKind::Letrec, SrcLoc{});
-        l->vars = *it->rec_vars;
-        l->inits = *it->rec_codes;
-        l->body = body;
-        body = l;
-        break;
-      }
-    }
-  }
-  return body;
-}
+Node* Specializer::finish(Block* b, Node* result) { return b->get(result); }
 
 Node* Specializer::lift(PVal* v) {
   switch (v->kind) {
@@ -312,7 +162,7 @@ Var* Specializer::materialize(PVal* v) {
     Var* var = fresh(is_symbol(v->lam->name) ? v->lam->name : sym("f"));
     v->var = var;
     LambdaNode* code = residual_lambda(v->lam, v->env, 1);
-    v->home->stmts.insert(v->point, Stmt{Stmt::kBind, var, code});
+    v->home->insert_bind(v->point, var, code);
     return var;
   }
   if (v->materializing) throw Bailout{"cyclic partially static structure"};
@@ -340,7 +190,7 @@ Var* Specializer::materialize(PVal* v) {
     code = counted(c);
   }
   Var* var = fresh(sym(v->kind == PKind::Pair ? "p" : "v"));
-  v->home->stmts.insert(v->point, Stmt{Stmt::kBind, var, code});
+  v->home->insert_bind(v->point, var, code);
   v->var = var;
   v->materializing = false;
   return var;
@@ -389,10 +239,7 @@ void Specializer::lift_group(LetrecGroup* g) {
       escape(val);
     }
   for (PVal* m : g->members) codes->push_back(residual_lambda(m->lam, m->env, 1));
-  Stmt s{Stmt::kRec};
-  s.rec_vars = vars;
-  s.rec_codes = codes;
-  g->home->stmts.insert(g->point, s);
+  g->home->insert_rec(g->point, vars, codes);
 }
 
 // Binds clause parameters in `frame`: a set!-ed parameter gets a residual variable of its own.
@@ -401,7 +248,7 @@ void Specializer::bind(PEnv* frame, Var* v, PVal* val) {
   if (v->assigned) {
     Var* rv = fresh(v->name);
     rv->assigned = true;
-    block_->stmts.push_back(Stmt{Stmt::kBind, rv, lift(val)});
+    block_->push_bind(rv, lift(val));
     frame->vals.push_back(make_mutable(rv));
   } else {
     frame->vals.push_back(val);
@@ -436,60 +283,57 @@ LambdaNode* Specializer::residual_lambda(LambdaNode* lam, PEnv* env, int dyn_dep
 
 // ---- evaluation --------------------------------------------------------------------------------
 
-PVal* Specializer::pe(Node* n, PEnv* env) {
+// Every node visited costs one unit of effort (the functor's dispatch does the rest).
+PVal* Specializer::visit(Node* n, PEnv* env) {
   spend();
-  switch (n->kind) {
-    case NodeKind::Const:
-      return make_static(static_cast<ConstNode*>(n)->value);
-    case NodeKind::LocalRef:
-      return pe_local_ref(static_cast<LocalRefNode*>(n)->var, env);
-    case NodeKind::LocalSet: {
-      auto* s = static_cast<LocalSetNode*>(n);
-      PVal* v = pe(s->value, env);
-      PVal** slot = env->find(s->var);
-      if (!slot || !*slot || (*slot)->kind != PKind::Mutable) throw Bailout{"set! of a variable not known as assigned"};
-      emit_effect(counted(gc_new<LocalSetNode>((*slot)->var, lift(v), SrcLoc{})));
-      return make_static(kUnspecified);
-    }
-    case NodeKind::GlobalRef:
-      return pe_global_ref(static_cast<GlobalRefNode*>(n)->cell);
-    case NodeKind::GlobalSet: {
-      auto* s = static_cast<GlobalSetNode*>(n);
-      PVal* v = pe(s->value, env);
-      // A global this run read as a constant must not change under the residual code's feet.
-      if (read_cells_.count(s->cell.bits)) throw Bailout{"assigns a global procedure it also calls"};
-      written_cells_.insert(s->cell.bits);
-      emit_effect(counted(gc_new<GlobalSetNode>(s->cell, lift(v), s->is_define, SrcLoc{})));
-      return make_static(kUnspecified);
-    }
-    case NodeKind::If:
-      return pe_if(static_cast<IfNode*>(n), env);
-    case NodeKind::Lambda:
-      return pe_lambda(static_cast<LambdaNode*>(n), env);
-    case NodeKind::Call: {
-      auto* c = static_cast<CallNode*>(n);
-      PVal* fn = pe(c->fn, env);
-      gc_vector<PVal*> args;
-      for (Node* a : c->args) args.push_back(pe(a, env));
-      return call(fn, args);
-    }
-    case NodeKind::PrimCall: {
-      auto* c = static_cast<PrimCallNode*>(n);
-      gc_vector<PVal*> args;
-      for (Node* a : c->args) args.push_back(pe(a, env));
-      return prim_call(c->prim, args);
-    }
-    case NodeKind::Let:
-      return pe_let(static_cast<LetNode*>(n), env);
-    case NodeKind::Letrec:
-      return pe_letrec(static_cast<LetNode*>(n), env);
-    case NodeKind::Seq: {
-      PVal* last = make_static(kUnspecified);
-      for (Node* e : static_cast<SeqNode*>(n)->exprs) last = pe(e, env);
-      return last;
-    }
-  }
-  throw Bailout{"internal: unknown node kind"};
+  return ExprFunctor::visit(n, env);
+}
+
+PVal* Specializer::visit_const(ConstNode* n, PEnv*) { return make_static(n->value); }
+PVal* Specializer::visit_local_ref(LocalRefNode* n, PEnv* env) { return pe_local_ref(n->var, env); }
+
+PVal* Specializer::visit_local_set(LocalSetNode* s, PEnv* env) {
+  PVal* v = pe(s->value, env);
+  PVal** slot = env->find(s->var);
+  if (!slot || !*slot || (*slot)->kind != PKind::Mutable) throw Bailout{"set! of a variable not known as assigned"};
+  emit_effect(counted(gc_new<LocalSetNode>((*slot)->var, lift(v), SrcLoc{})));
+  return make_static(kUnspecified);
+}
+
+PVal* Specializer::visit_global_ref(GlobalRefNode* n, PEnv*) { return pe_global_ref(n->cell); }
+
+PVal* Specializer::visit_global_set(GlobalSetNode* s, PEnv* env) {
+  PVal* v = pe(s->value, env);
+  // A global this run read as a constant must not change under the residual code's feet.
+  if (read_cells_.count(s->cell.bits)) throw Bailout{"assigns a global procedure it also calls"};
+  written_cells_.insert(s->cell.bits);
+  emit_effect(counted(gc_new<GlobalSetNode>(s->cell, lift(v), s->is_define, SrcLoc{})));
+  return make_static(kUnspecified);
+}
+
+PVal* Specializer::visit_if(IfNode* n, PEnv* env) { return pe_if(n, env); }
+PVal* Specializer::visit_lambda(LambdaNode* n, PEnv* env) { return pe_lambda(n, env); }
+
+PVal* Specializer::visit_call(CallNode* c, PEnv* env) {
+  PVal* fn = pe(c->fn, env);
+  gc_vector<PVal*> args;
+  for (Node* a : c->args) args.push_back(pe(a, env));
+  return call(fn, args);
+}
+
+PVal* Specializer::visit_prim_call(PrimCallNode* c, PEnv* env) {
+  gc_vector<PVal*> args;
+  for (Node* a : c->args) args.push_back(pe(a, env));
+  return prim_call(c->prim, args);
+}
+
+PVal* Specializer::visit_let(LetNode* n, PEnv* env) { return pe_let(n, env); }
+PVal* Specializer::visit_letrec(LetNode* n, PEnv* env) { return pe_letrec(n, env); }
+
+PVal* Specializer::visit_seq(SeqNode* n, PEnv* env) {
+  PVal* last = make_static(kUnspecified);
+  for (Node* e : n->exprs) last = pe(e, env);
+  return last;
 }
 
 PVal* Specializer::pe_local_ref(Var* v, PEnv* env) {
@@ -591,7 +435,7 @@ PVal* Specializer::pe_letrec(LetNode* n, PEnv* env) {
     if (v->assigned) {
       Var* rv = fresh(v->name);
       rv->assigned = true;
-      block_->stmts.push_back(Stmt{Stmt::kBind, rv, lift(val)});
+      block_->push_bind(rv, lift(val));
       frame->vals[i] = make_mutable(rv);
     } else {
       frame->vals[i] = val;
@@ -619,71 +463,47 @@ PVal* Specializer::pe_lambda(LambdaNode* n, PEnv* env) {
 // (%call/cc, %apply-values, eval) or assign a core global (the dynamic-wind stack)? Closures of
 // such lambdas stay opaque calls: unfolding them would only spread the machinery of call/cc and
 // dynamic-wind through the residual code.
-static bool control_node(Node* n, Environment* core);
 static bool control_prim(Value p) {
   return is_primitive(p) && (p.as<Primitive>()->flags & kVmSpecial) && p.as<Primitive>()->vm_op != kVmApply;
 }
-static bool control_node(Node* n, Environment* core) {
-  switch (n->kind) {
-    case NodeKind::Const:
-    case NodeKind::LocalRef:
-      return false;
-    case NodeKind::GlobalRef:
-      return control_prim(static_cast<GlobalRefNode*>(n)->cell.as<GlobalCell>()->value);
-    case NodeKind::GlobalSet: {
-      auto* g = static_cast<GlobalSetNode*>(n);
-      if (g->cell.as<GlobalCell>()->owner == make_ptr(core)) return true;
-      return control_node(g->value, core);
-    }
-    case NodeKind::LocalSet:
-      return control_node(static_cast<LocalSetNode*>(n)->value, core);
-    case NodeKind::If: {
-      auto* i = static_cast<IfNode*>(n);
-      return control_node(i->test, core) || control_node(i->then, core) || control_node(i->otherwise, core);
-    }
-    case NodeKind::Lambda:
-      for (LambdaClause* c : static_cast<LambdaNode*>(n)->clauses)
-        if (control_node(c->body, core)) return true;
-      return false;
-    case NodeKind::Call: {
-      auto* c = static_cast<CallNode*>(n);
-      if (control_node(c->fn, core)) return true;
-      for (Node* a : c->args)
-        if (control_node(a, core)) return true;
-      return false;
-    }
-    case NodeKind::PrimCall: {
-      auto* c = static_cast<PrimCallNode*>(n);
-      if (control_prim(c->prim)) return true;
-      for (Node* a : c->args)
-        if (control_node(a, core)) return true;
-      return false;
-    }
-    case NodeKind::Let:
-    case NodeKind::Letrec: {
-      auto* l = static_cast<LetNode*>(n);
-      for (Node* i : l->inits)
-        if (control_node(i, core)) return true;
-      return control_node(l->body, core);
-    }
-    case NodeKind::Seq:
-      for (Node* e : static_cast<SeqNode*>(n)->exprs)
-        if (control_node(e, core)) return true;
-      return false;
+namespace {
+// Finds a reference to a control primitive or an assignment of a core global. A walk that was cut
+// short (too deep) counts as found: the lambda then stays opaque, which is always sound.
+class ControlScan : public ExprVisitor {
+ public:
+  explicit ControlScan(Environment* core) : core_(core) {}
+  bool found = false;
+  void visit(Node* n) override {
+    if (!found) ExprVisitor::visit(n);
   }
-  return true;
-}
+  void visit_global_ref(GlobalRefNode* n) override {
+    found = found || control_prim(n->cell.as<GlobalCell>()->value);
+  }
+  void visit_global_set(GlobalSetNode* n) override {
+    if (n->cell.as<GlobalCell>()->owner == make_ptr(core_)) found = true;
+    ExprVisitor::visit_global_set(n);
+  }
+  void visit_prim_call(PrimCallNode* n) override {
+    found = found || control_prim(n->prim);
+    ExprVisitor::visit_prim_call(n);
+  }
+
+ private:
+  Environment* core_;
+};
+}  // namespace
 
 static bool is_control_lambda(PeState& st, LambdaNode* lam) {
   auto it = st.control_lambdas.find(lam);
   if (it != st.control_lambdas.end()) return it->second;
-  bool r = false;
-  for (LambdaClause* c : lam->clauses) r = r || control_node(c->body, st.core);
+  ControlScan scan(st.core);
+  for (LambdaClause* c : lam->clauses) scan.visit(c->body);
+  bool r = scan.found || scan.truncated();
   st.control_lambdas.emplace(lam, r);
   return r;
 }
 
-static bool inlinable_closure(Value v) {
+bool inlinable_closure(Value v) {
   if (!is_closure(v)) return false;
   Closure* c = v.as<Closure>();
   Proto* p = c->proto;
@@ -1305,24 +1125,6 @@ PVal* Specializer::specialize_call(const Callee& c, size_t clause, gc_vector<PVa
 
 // ---- primitives --------------------------------------------------------------------------------
 
-static bool arity_ok(const Primitive* p, size_t argc) {
-  return int64_t(argc) >= p->min_args && (p->max_args < 0 || int64_t(argc) <= p->max_args);
-}
-
-// Results larger than the fold limits stay in the residual code (computed at run time).
-static bool fold_result_ok(Value v) {
-  if (has_type(v, Type::String)) return v.as<String>()->length() <= kMaxFoldStringChars;
-  if (has_type(v, Type::Bignum)) return int64_t(mpz_sizeinbase(&v.as<Bignum>()->z, 2)) <= kMaxFoldIntegerBits;
-  if (has_type(v, Type::Vector)) return v.as<Vector>()->length() <= kMaxFoldElements;
-  if (is_pair(v)) {
-    int64_t n = 0;
-    for (Value l = v; is_pair(l) && n <= kMaxFoldElements; l = cdr(l)) n++;
-    return n <= kMaxFoldElements;
-  }
-  if (has_type(v, Type::Values)) return false;
-  return true;
-}
-
 PVal* Specializer::fold(Primitive* p, Value prim, gc_vector<PVal*>& args) {
   std::vector<Value> argv;
   for (PVal* a : args) {
@@ -1336,7 +1138,7 @@ PVal* Specializer::fold(Primitive* p, Value prim, gc_vector<PVal*>& args) {
   } catch (SchemeError&) {
     return nullptr;  // the error happens at run time, if the residual code gets there
   }
-  if (!fold_result_ok(r) || !frozen(r)) return nullptr;
+  if (!within_fold_limits(r) || !frozen(r)) return nullptr;
   PVal* out = make_static(r);
   out->tags = tags_of(args);
   return out;
@@ -1387,7 +1189,7 @@ PVal* Specializer::choice_fold(Primitive* p, gc_vector<PVal*>& args) {
     } catch (SchemeError&) {
       return nullptr;
     }
-    if (!fold_result_ok(out[arm]) || !frozen(out[arm])) return nullptr;
+    if (!within_fold_limits(out[arm]) || !frozen(out[arm])) return nullptr;
   }
   spend(2);
   PVal* r = emit_dyn(counted(gc_new<IfNode>(k_ref(test), k_const(out[0]), k_const(out[1]), SrcLoc{})));

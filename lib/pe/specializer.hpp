@@ -22,6 +22,7 @@
 
 #include <vector>
 
+#include "ir/functor.hpp"
 #include "pe/budgets.hpp"
 #include "pe/internal.hpp"
 
@@ -68,8 +69,7 @@ struct Restart {
   bool pessimistic = false;  // rebuild the same key, pessimistic about escaping arguments
 };
 
-using TracedSet = std::unordered_set<uint64_t, std::hash<uint64_t>, std::equal_to<uint64_t>,
-                                     traceable_allocator<uint64_t>>;
+using TracedSet = FrozenCache;  // a set of object addresses the collector scans
 
 // The callee of a known call: a runtime closure (Static value) or the evaluator's closure.
 struct Callee {
@@ -93,7 +93,9 @@ struct ClausePlan {
   Var* rest_param = nullptr;      // the residual clause's rest parameter, if any
 };
 
-class Specializer {
+// The evaluator is a functor over the IR (ir/functor.hpp), as TVM Relay's partial evaluator is:
+// visiting a node in a partial environment yields its partial value and emits residual code.
+class Specializer : public ExprFunctor<PVal*(Node*, PEnv*)> {
  public:
   Specializer(Vm& vm, PeState& st);
 
@@ -108,7 +110,7 @@ class Specializer {
   PVal* make_static(Value v);
   PVal* make_pair(PVal* a, PVal* d);
   PVal* make_vector(const gc_vector<PVal*>& items);
-  bool frozen(Value v) { return is_frozen(v, &frozen_cache_); }
+  bool frozen(Value v) { return is_frozen_deep(v, &frozen_cache_); }
   Vm& vm() { return vm_; }
 
  private:
@@ -167,8 +169,21 @@ class Specializer {
   // A residual lambda for an evaluator closure (body specialized with dynamic parameters).
   LambdaNode* residual_lambda(LambdaNode* lam, PEnv* env, int dyn_depth);
 
-  // ---- evaluation ----
-  PVal* pe(Node* n, PEnv* env);
+  // ---- evaluation (the functor's cases) ----
+  PVal* pe(Node* n, PEnv* env) { return visit(n, env); }
+  PVal* visit(Node* n, PEnv* env) override;
+  PVal* visit_const(ConstNode* n, PEnv* env) override;
+  PVal* visit_local_ref(LocalRefNode* n, PEnv* env) override;
+  PVal* visit_local_set(LocalSetNode* n, PEnv* env) override;
+  PVal* visit_global_ref(GlobalRefNode* n, PEnv* env) override;
+  PVal* visit_global_set(GlobalSetNode* n, PEnv* env) override;
+  PVal* visit_if(IfNode* n, PEnv* env) override;
+  PVal* visit_lambda(LambdaNode* n, PEnv* env) override;
+  PVal* visit_call(CallNode* n, PEnv* env) override;
+  PVal* visit_prim_call(PrimCallNode* n, PEnv* env) override;
+  PVal* visit_let(LetNode* n, PEnv* env) override;
+  PVal* visit_letrec(LetNode* n, PEnv* env) override;
+  PVal* visit_seq(SeqNode* n, PEnv* env) override;
   PVal* pe_local_ref(Var* v, PEnv* env);
   PVal* pe_global_ref(Value cell);
   PVal* pe_if(IfNode* n, PEnv* env);

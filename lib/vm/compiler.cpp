@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "ir/free_vars.hpp"
 #include "vm/vm_impl.hpp"
 
 namespace quasi {
@@ -13,130 +14,52 @@ namespace {
 constexpr int kMaxRegisters = 65000;
 constexpr int kMaxConstants = 65000;
 
-// ---- analysis: free variables, captured and boxed variables, self references -----------------
+// ---- analysis: free variables (the toolkit's scan), captured and boxed variables, self references
 
-struct LambdaInfo {
-  std::vector<Var*> free;             // in capture order
-  std::unordered_set<Var*> free_set;
-  Var* self = nullptr;                // letrec name whose references inside read R[0]
-};
-
-class Analysis {
+class Analysis : public FreeVariables {
  public:
-  std::unordered_map<LambdaNode*, LambdaInfo> lambdas;
+  std::unordered_map<LambdaNode*, Var*> self;   // letrec name whose references inside read R[0]
   std::unordered_set<Var*> boxed;
   std::unordered_set<LetNode*> fixable;  // letrec groups tied with kFixClosure
 
-  void run(LambdaNode* top) {
-    lambda(top, nullptr);
+  void visit_local_ref(LocalRefNode* n) override { note_ref(n->var); }
+  void visit_local_set(LocalSetNode* n) override {
+    note_ref(n->var);
+    visit(n->value);
+  }
+  void visit_letrec(LetNode* l) override {
+    bool all_lambdas = true;
+    for (size_t i = 0; i < l->vars.size(); i++)
+      if (l->inits[i]->kind != NodeKind::Lambda || l->vars[i]->assigned) all_lambdas = false;
+    for (Var* v : l->vars) bind(v);
+    if (all_lambdas) fixable.insert(l);
+    for (size_t i = 0; i < l->vars.size(); i++) {
+      if (all_lambdas) {
+        auto* lam = static_cast<LambdaNode*>(l->inits[i]);
+        self[lam] = l->vars[i];
+        lambda(lam, l->vars[i]);
+      } else {
+        visit(l->inits[i]);
+      }
+    }
+    visit(l->body);
+    if (!all_lambdas)
+      for (Var* v : l->vars)
+        if (v->captured && !v->assigned) boxed.insert(v);  // may be captured before its init
   }
 
- private:
-  std::vector<LambdaNode*> stack_;
-  std::unordered_map<Var*, size_t> depth_;  // depth of the lambda that binds the var
-
-  void bind(Var* v) {
-    depth_[v] = stack_.size();
+ protected:
+  void bind(Var* v) override {
+    FreeVariables::bind(v);
     v->captured = false;
     // An assigned variable is a location shared by every re-entry of a continuation (which
     // copies the stack), so it lives in a box even when no closure captures it.
     if (v->assigned) boxed.insert(v);
   }
 
-  void ref(Var* v) {
-    auto it = depth_.find(v);
-    if (it == depth_.end()) return;  // malformed IR: the compiler reports it
-    size_t d = it->second;
-    if (d >= stack_.size()) return;
-    v->captured = true;
-    for (size_t k = d; k < stack_.size(); k++) {
-      LambdaInfo& info = lambdas[stack_[k]];
-      if (info.free_set.insert(v).second) info.free.push_back(v);
-    }
-  }
-
-  void lambda(LambdaNode* l, Var* self) {
-    LambdaInfo& info = lambdas[l];
-    info.self = self;
-    stack_.push_back(l);
-    size_t saved = 0;
-    if (self) {
-      saved = depth_[self];
-      depth_[self] = stack_.size();
-    }
-    for (LambdaClause* c : l->clauses) {
-      for (Var* p : c->params) bind(p);
-      if (c->rest) bind(c->rest);
-      visit(c->body);
-    }
-    if (self) depth_[self] = saved;
-    stack_.pop_back();
-  }
-
-  void visit(Node* n) {
-    switch (n->kind) {
-      case NodeKind::Const:
-      case NodeKind::GlobalRef:
-        return;
-      case NodeKind::LocalRef:
-        ref(static_cast<LocalRefNode*>(n)->var);
-        return;
-      case NodeKind::LocalSet: {
-        auto* s = static_cast<LocalSetNode*>(n);
-        ref(s->var);
-        visit(s->value);
-        return;
-      }
-      case NodeKind::GlobalSet:
-        visit(static_cast<GlobalSetNode*>(n)->value);
-        return;
-      case NodeKind::If: {
-        auto* i = static_cast<IfNode*>(n);
-        visit(i->test);
-        visit(i->then);
-        visit(i->otherwise);
-        return;
-      }
-      case NodeKind::Lambda:
-        lambda(static_cast<LambdaNode*>(n), nullptr);
-        return;
-      case NodeKind::Call: {
-        auto* c = static_cast<CallNode*>(n);
-        visit(c->fn);
-        for (Node* a : c->args) visit(a);
-        return;
-      }
-      case NodeKind::PrimCall:
-        for (Node* a : static_cast<PrimCallNode*>(n)->args) visit(a);
-        return;
-      case NodeKind::Let: {
-        auto* l = static_cast<LetNode*>(n);
-        for (Node* e : l->inits) visit(e);
-        for (Var* v : l->vars) bind(v);
-        visit(l->body);
-        return;
-      }
-      case NodeKind::Letrec: {
-        auto* l = static_cast<LetNode*>(n);
-        bool all_lambdas = true;
-        for (size_t i = 0; i < l->vars.size(); i++)
-          if (l->inits[i]->kind != NodeKind::Lambda || l->vars[i]->assigned) all_lambdas = false;
-        for (Var* v : l->vars) bind(v);
-        if (all_lambdas) fixable.insert(l);
-        for (size_t i = 0; i < l->vars.size(); i++) {
-          if (all_lambdas) lambda(static_cast<LambdaNode*>(l->inits[i]), l->vars[i]);
-          else visit(l->inits[i]);
-        }
-        visit(l->body);
-        if (!all_lambdas)
-          for (Var* v : l->vars)
-            if (v->captured && !v->assigned) boxed.insert(v);  // may be captured before its init
-        return;
-      }
-      case NodeKind::Seq:
-        for (Node* e : static_cast<SeqNode*>(n)->exprs) visit(e);
-        return;
-    }
+ private:
+  void note_ref(Var* v) {
+    if (ref(v)) v->captured = true;
   }
 };
 
@@ -156,12 +79,15 @@ struct VarLoc {
 class FnCompiler {
  public:
   FnCompiler(VmImpl& vm, Analysis& an, FnCompiler* parent, LambdaNode* lam)
-      : vm_(vm), an_(an), parent_(parent), lam_(lam), info_(an.lambdas[lam]) {}
+      : vm_(vm), an_(an), parent_(parent), lam_(lam), info_(an.lambdas[lam]) {
+    auto it = an.self.find(lam);
+    self_ = it == an.self.end() ? nullptr : it->second;
+  }
 
   Proto* compile() {
     // Free variables first: their order is the closure's layout.
     for (size_t i = 0; i < info_.free.size(); i++) locs_[info_.free[i]] = {Where::Free, int(i), is_boxed(info_.free[i])};
-    if (info_.self) locs_[info_.self] = {Where::Self, 0, false};
+    if (self_) locs_[self_] = {Where::Self, 0, false};
     Proto* first = nullptr;
     Proto* prev = nullptr;
     for (LambdaClause* c : lam_->clauses) {
@@ -185,7 +111,8 @@ class FnCompiler {
   Analysis& an_;
   FnCompiler* parent_;
   LambdaNode* lam_;
-  LambdaInfo& info_;
+  FreeVariables::Info& info_;
+  Var* self_ = nullptr;
   std::unordered_map<Var*, VarLoc> locs_;
 
   // Per-clause state.
@@ -511,7 +438,7 @@ class FnCompiler {
   void make_closure(LambdaNode* l, int dst) {
     FnCompiler child(vm_, an_, this, l);
     Proto* p = child.compile();
-    LambdaInfo& info = an_.lambdas[l];
+    FreeVariables::Info& info = an_.lambdas[l];
     p->ncaptures = int32_t(info.free.size());
     p->captures = static_cast<Capture*>(gc_alloc_atomic(sizeof(Capture) * (info.free.size() + 1)));
     for (size_t i = 0; i < info.free.size(); i++) p->captures[i] = capture_of(info.free[i]);
@@ -628,7 +555,7 @@ class FnCompiler {
       for (size_t k = 0; k < l->vars.size(); k++) make_closure(static_cast<LambdaNode*>(l->inits[k]), base + int(k));
       // Tie the knot: closures made before their siblings captured the unbound marker.
       for (size_t k = 0; k < l->vars.size(); k++) {
-        LambdaInfo& info = an_.lambdas[static_cast<LambdaNode*>(l->inits[k])];
+        FreeVariables::Info& info = an_.lambdas[static_cast<LambdaNode*>(l->inits[k])];
         for (size_t f = 0; f < info.free.size(); f++) {
           for (size_t j = 0; j < l->vars.size(); j++) {
             if (info.free[f] == l->vars[j])
@@ -664,6 +591,12 @@ Value compile_toplevel(Vm& vm, Node* form) {
   thunk->clauses.push_back(clause);
   Analysis an;
   an.run(thunk);
+  // Too deep to analyse: refuse cleanly (the walk's guard stopped before the C stack ran out).
+  if (an.truncated()) compile_error(form->loc, "expression too deeply nested to compile");
+  // A variable referenced but bound nowhere in the form: malformed IR.
+  if (!an.lambdas[thunk].free.empty())
+    compile_error(form->loc, "internal error: variable " + std::string(symbol_name(an.lambdas[thunk].free[0]->name)) +
+                                 " not in scope");
   FnCompiler fc(*vm.impl, an, nullptr, thunk);
   Proto* p = fc.compile();
   p->ncaptures = 0;
