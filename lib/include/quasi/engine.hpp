@@ -1,0 +1,172 @@
+// engine.hpp — quasi::Engine: evaluation, globals, registration, limits.
+// A part of quasi.hpp: include <quasi/quasi.hpp>, never this file alone.
+#pragma once
+
+#ifndef QUASI_PUBLIC_HEADER
+#error "include <quasi/quasi.hpp>"
+#endif
+
+namespace quasi {
+inline namespace api {
+
+// ---- Engine --------------------------------------------------------------------------------------
+
+class Engine {
+ public:
+  struct Options {
+    // Capabilities. Without them the procedures are replaced by ones that raise an error naming
+    // themselves ("open-input-file: file access is disabled in this engine").
+    bool allow_files = true;        // open-*-file, call-with-*-file, with-*-file, file-exists?,
+                                    // delete-file, load, include, reading library files
+    bool allow_process = true;      // exit, emergency-exit
+    bool allow_environment = true;  // get-environment-variable, get-environment-variables
+    // Limits of each evaluation (each outermost eval, load or call); 0 = none. Exceeding one
+    // throws quasi::Error of kind "limit"; Scheme code cannot catch it. Checked at calls and
+    // backward jumps, so a runaway loop stops within microseconds of the limit; not inside a
+    // single long primitive call.
+    uint64_t step_limit = 0;                      // calls + loop iterations
+    std::chrono::milliseconds time_limit{0};      // wall time
+    size_t memory_limit = 0;  // bytes allocated; measured with a process-wide counter, so
+                              // allocation by other engines running at the same time counts too
+
+    // Native code: kDefault follows QUASI_JIT (off|on|force; unset: on). kOn compiles
+    // procedures from `specialize` at once and others once they are hot; kForce compiles every
+    // procedure when it first runs; kOff interprets everything. Scheme can change it later with
+    // (jit-mode 'off|'on|'force). jit_log reports each compilation on stderr (process-wide).
+    enum class Jit { kDefault, kOff, kOn, kForce };
+    Jit jit = Jit::kDefault;
+    bool jit_log = false;
+
+    // No file, process or environment access.
+    static Options sandboxed() {
+      Options o;
+      o.allow_files = o.allow_process = o.allow_environment = false;
+      return o;
+    }
+  };
+
+  Engine();
+  explicit Engine(const Options& options);
+  ~Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  // Reads and evaluates every form of `code`; returns the value of the last one.
+  // `source_name` appears in error locations ("<string>", "<repl>", a file name).
+  Value eval(std::string_view code, std::string_view source_name = "<string>");
+  // Loads a source file (a program: it may start with `import`). Allowed in a sandboxed engine:
+  // the host chooses the file.
+  Value load(const std::string& path);
+
+  // Calls the global procedure `name`, or a procedure value, with converted arguments.
+  template <class... Args>
+  Value call(std::string_view name, Args&&... args) {
+    return apply(get(name), {make(std::forward<Args>(args))...});
+  }
+  template <class... Args>
+  Value call(const char* name, Args&&... args) {
+    return call(std::string_view(name), std::forward<Args>(args)...);
+  }
+  template <class... Args>
+  Value call(const std::string& name, Args&&... args) {
+    return call(std::string_view(name), std::forward<Args>(args)...);
+  }
+  template <class... Args>
+  Value call(const Value& procedure, Args&&... args) {
+    return apply(procedure, {make(std::forward<Args>(args))...});
+  }
+  Value apply(const Value& procedure, const std::vector<Value>& args);
+
+  // A global variable of the interaction environment. Throws quasi::Error (kind "unbound").
+  Value get(std::string_view name);
+  template <class T>
+  T get(std::string_view name) {
+    using D = std::remove_cvref_t<T>;
+    return detail::Codec<D>::from(this, get(name).word());
+  }
+  bool contains(std::string_view name);
+  // The names bound in the interaction environment (variables with a value, and syntactic
+  // keywords such as `define` or a user's macro) that start with `prefix`, sorted. Names that
+  // start with '%' are the engine's internals and are listed only when `prefix` starts with '%'.
+  // For a REPL's completion or an `apropos`.
+  std::vector<std::string> globals(std::string_view prefix = "");
+  // Defines (or assigns) a global variable.
+  template <class T>
+  void set(std::string_view name, T&& value) {
+    set_value(name, make(std::forward<T>(value)));
+  }
+
+  // Defines a Scheme procedure `name` that calls `fn` (a lambda, function object or function
+  // pointer with a fixed signature), converting arguments and result. Wrong argument counts and
+  // types raise Scheme errors naming it; a C++ exception thrown by `fn` becomes a Scheme error
+  // (message from what()) that Scheme code can guard.
+  template <class F>
+  void define(std::string_view name, F&& fn);
+  // Makes a procedure value without defining a global.
+  template <class F>
+  Value function(std::string_view name, F&& fn);
+
+  // Exposes a C++ type: its objects print as #<name>, (name? x) tests for one, and the builder
+  // adds a constructor and methods.
+  template <class T>
+  TypeBuilder<T> define_type(std::string_view name);
+
+  // Converts a C++ value in this engine (also foreign objects and functions).
+  template <class T>
+  Value make(T&& x) {
+    using D = std::remove_cvref_t<T>;
+    if constexpr (std::is_same_v<D, Value>) return Value(std::forward<T>(x));
+    else return Value::from_word(detail::Codec<D>::to(this, x));
+  }
+
+  // Limits for the following evaluations (see Options).
+  void set_step_limit(uint64_t steps);
+  void set_time_limit(std::chrono::milliseconds limit);
+  void set_memory_limit(size_t bytes);
+  const Options& options() const;
+
+  // Asks the running evaluation to stop with an error of kind "interrupt" (which Scheme code may
+  // guard; use a time limit to stop a script for sure); no effect on later evaluations when none
+  // is running. Any thread; async-signal-safe.
+  void interrupt();
+  // Runs a full collection (and the finalizers of dead foreign objects). Any engine, any thread.
+  static void collect_garbage();
+
+  // True when `code` ends inside an unfinished datum (REPL continuation lines).
+  bool input_incomplete(std::string_view code) const;
+  // What (command-line) returns: program name first.
+  void set_command_line(const std::vector<std::string>& args);
+  // The core IR of each top-level form of `code`, one line per form, printed as Scheme, after
+  // optimizer pass `pass`: "expand" (straight from the expander), a pass name (see
+  // optimizer_passes()), or "" / "all" (after the whole default pipeline). Nothing of `code` runs
+  // and the engine's environment is unchanged. Throws quasi::Error on bad syntax or pass name.
+  std::string dump_ir(std::string_view code, std::string_view pass = "") const;
+
+  // Internal.
+  struct State;
+  State& internal_state() { return *state_; }
+  Value register_function(std::string_view name, std::unique_ptr<detail::HostFunction> fn, int min_args,
+                          int max_args);
+  void name_type(const void* key, std::string_view name);
+
+ private:
+  void set_value(std::string_view name, const Value& v);
+  std::unique_ptr<State> state_;
+};
+
+// Version of the engine, "major.minor.patch".
+const char* version();
+
+// One pass of the optimizer's default pipeline (what `quasi --list-passes` prints).
+struct OptimizerPass {
+  std::string name;
+  int level;  // runs at this optimization level and above
+  std::string description;
+};
+// The default pipeline, in the order it runs. QUASI_PASSES=off in the environment (read when an
+// engine is created) turns it off; lib/passes/README.md lists the other settings.
+std::vector<OptimizerPass> optimizer_passes();
+
+
+}  // namespace api
+}  // namespace quasi
