@@ -9,15 +9,27 @@ namespace quasi {
 namespace {
 constexpr size_t kInitialHeapBytes = size_t(16) << 20;
 
-void* gmp_alloc(size_t n) { return gc_alloc_atomic(n); }
+// GMP's memory is plain malloc memory that GMP frees itself, never collectable memory. GMP
+// links its large temporary blocks (TMP_ALLOC beyond the alloca threshold) into a chain through
+// a pointer stored at the start of each block, and keeps pointers to blocks inside other blocks
+// (mpn_get_str's table of powers, for one). Pointer-free collectable memory lets the collector
+// free a block that only another block still points to, and GMP then writes into reused memory
+// (the crashes in __gmpn_get_str and __gmp_tmp_reentrant_free). Scanned collectable memory
+// would fix that but make the collector scan every limb of every big number as if it held
+// pointers. So: GMP allocates and frees its temporaries with malloc, and a number that outlives
+// the GMP call is copied into a heap object that holds its limbs inline (numbers.cpp, take_z):
+// that object is pointer-free, since the only pointer in it points into itself.
+void* gmp_alloc(size_t n) {
+  void* p = std::malloc(n);
+  if (!p) throw std::bad_alloc();  // GMP cannot report failure; unwinding leaks its temporaries
+  return p;
+}
 void* gmp_realloc(void* p, size_t, size_t n) {
-  void* q = GC_REALLOC(p, n);
+  void* q = std::realloc(p, n);
   if (!q) throw std::bad_alloc();
   return q;
 }
-// Limbs may still be shared with a heap object that copied the mpz struct: let the collector
-// decide when they die.
-void gmp_free(void*, size_t) {}
+void gmp_free(void* p, size_t) { std::free(p); }
 }  // namespace
 
 void* refill_small(size_t words) {

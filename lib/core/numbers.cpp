@@ -1,8 +1,8 @@
 // numbers.cpp — the numeric tower: fixnums, bignums and ratnums (GMP), flonums (IEEE double).
 //
 // Dispatch is on a small NumKind. Exact operations run on GMP temporaries (RAII wrappers Z / Q
-// below, limbs in GC memory) and finish with take_z / take_q, which normalize the result and
-// move the limbs into a fresh heap object. Exact -> double conversion is correctly rounded
+// below, malloc memory that GMP frees: core/gc.cpp says why) and finish with take_z / take_q,
+// which normalize the result and copy its limbs into a fresh pointer-free heap object. Exact -> double conversion is correctly rounded
 // (round to nearest even), including subnormals; double -> exact is exact (mpq_set_d).
 #include "core/numbers.hpp"
 
@@ -54,8 +54,8 @@ constexpr int64_t kMaxExactDecimalExponent = 1000000;
   throw_error(who, "complex results are not supported");
 }
 
-// GMP temporaries. Freeing is a no-op (the collector owns the limbs), but clearing keeps the
-// code correct should that change.
+// GMP temporaries (malloc memory, core/gc.cpp): freed when they go out of scope, also when an
+// error unwinds through them.
 struct Z {
   mpz_t v;
   Z() { mpz_init(v); }
@@ -92,23 +92,38 @@ mpq_srcptr qref(Value v, Q& tmp) {
   return &v.as<Ratnum>()->q;
 }
 
-// Normalizes z into a Value, moving its limbs into the heap object (z is left as 0).
-Value take_z(mpz_ptr z) {
+// A heap copy of z's limbs at `limbs`: the mpz reads them where they lie (never written again).
+void copy_limbs(__mpz_struct* dst, mpz_srcptr z, mp_limb_t* limbs) {
+  size_t n = mpz_size(z);
+  std::memcpy(limbs, z->_mp_d, n * sizeof(mp_limb_t));
+  dst->_mp_alloc = int(n ? n : 1);
+  dst->_mp_size = z->_mp_size;
+  dst->_mp_d = limbs;
+}
+
+// Normalizes z into a Value: a fixnum, or a Bignum holding a copy of the limbs inline. The
+// object is pointer-free for the collector (its one pointer points into itself), and numbers
+// stay read-only: no GMP call may ever write to or free a heap number's limbs.
+Value take_z(mpz_srcptr z) {
   if (mpz_fits_slong_p(z)) {
     long n = mpz_get_si(z);
     if (fits_fixnum(n)) return make_fixnum(n);
   }
-  Bignum* b = gc_alloc_object<Bignum>(Type::Bignum, sizeof(Bignum));
-  b->z = *z;
-  mpz_init(z);
+  size_t n = mpz_size(z);
+  auto* b = static_cast<Bignum*>(gc_alloc_atomic(sizeof(Bignum) + n * sizeof(mp_limb_t)));
+  b->header = make_header(Type::Bignum);
+  copy_limbs(&b->z, z, reinterpret_cast<mp_limb_t*>(b + 1));
   return make_ptr(b);
 }
-// q must be canonical. Moves its limbs like take_z.
-Value take_q(mpq_ptr q) {
+// q must be canonical. Copies its limbs like take_z.
+Value take_q(mpq_srcptr q) {
   if (mpz_cmp_ui(mpq_denref(q), 1) == 0) return take_z(mpq_numref(q));
-  Ratnum* r = gc_alloc_object<Ratnum>(Type::Ratnum, sizeof(Ratnum));
-  r->q = *q;
-  mpq_init(q);
+  size_t nn = mpz_size(mpq_numref(q)), nd = mpz_size(mpq_denref(q));
+  auto* r = static_cast<Ratnum*>(gc_alloc_atomic(sizeof(Ratnum) + (nn + nd) * sizeof(mp_limb_t)));
+  r->header = make_header(Type::Ratnum);
+  auto* limbs = reinterpret_cast<mp_limb_t*>(r + 1);
+  copy_limbs(mpq_numref(&r->q), mpq_numref(q), limbs);
+  copy_limbs(mpq_denref(&r->q), mpq_denref(q), limbs + nn);
   return make_ptr(r);
 }
 
@@ -731,11 +746,7 @@ Value make_integer(int64_t n) {
   mpz_set_si(z.v, n);
   return take_z(z.v);
 }
-Value make_integer(const mpz_t z) {
-  Z c;
-  mpz_set(c.v, z);
-  return take_z(c.v);
-}
+Value make_integer(const mpz_t z) { return take_z(z); }
 Value make_rational(const mpq_t q) {
   if (mpz_sgn(mpq_denref(q)) == 0) divide_by_zero("/");
   Q c;
