@@ -252,10 +252,14 @@ QUASI_PRIM(p_procedure_name) {
 }
 
 const PrimDef kControlPrims[] = {
-    {"procedure?", p_procedure_p, 1, 1, kPureFold},
-    {"apply", p_vm_special, 2, -1, kVmSpecial | kMayRaise | kHasEffects},
-    {"%apply-values", p_vm_special, 2, 2, kVmSpecial | kMayRaise | kHasEffects},
-    {"call-with-current-continuation", p_vm_special, 1, 1, kVmSpecial | kMayRaise | kHasEffects},
+    {"procedure?", p_procedure_p, 1, 1, kPureFold,
+     kFacts.structural(Structure::kTypePred, TypeTest::kProcedure)},
+    {"apply", p_vm_special, 2, -1, kVmSpecial | kMayRaise | kHasEffects,
+     kFacts.control(kVmApply)},
+    {"%apply-values", p_vm_special, 2, 2, kVmSpecial | kMayRaise | kHasEffects,
+     kFacts.control(kVmApplyValues)},
+    {"call-with-current-continuation", p_vm_special, 1, 1, kVmSpecial | kMayRaise | kHasEffects,
+     kFacts.control(kVmCallCC)},
     {"%continuation-winders", p_continuation_winders, 1, 1, kMayRaise},
     {"values", p_values, 0, -1, kPure},
     {"%uncaught", p_uncaught, 1, 1, kEffect},
@@ -295,16 +299,6 @@ const PrimDef kControlPrims[] = {
 
 void register_control_primitives(Environment* env) {
   install_primitives(env, kControlPrims);
-  static const struct {
-    const char* name;
-    uint32_t op;
-  } kSpecial[] = {{"apply", kVmApply},
-                  {"%apply-values", kVmApplyValues},
-                  {"call-with-current-continuation", kVmCallCC}};
-  for (auto& s : kSpecial) {
-    Value cell = env->lookup(intern(s.name));
-    cell.as<GlobalCell>()->value.as<Primitive>()->vm_op = s.op;
-  }
 }
 
 }  // namespace quasi

@@ -164,6 +164,7 @@ Value make_primitive(const char* name, PrimFn fn, int min_args, int max_args, ui
   p->max_args = max_args;
   p->flags = flags;
   p->vm_op = 0;
+  p->facts = PrimFacts{};
   p->data = data;
   p->data_value = data_value;
   return make_ptr(p);

@@ -18,6 +18,7 @@ namespace quasi {
 struct Vm;
 
 struct Primitive;
+struct DerivativeRule;  // automatic differentiation (issue 12) defines it
 using PrimFn = Value (*)(Vm& vm, Primitive* self, int argc, Value* argv);
 
 // Facts about a primitive that the optimizer looks up instead of matching names.
@@ -30,24 +31,6 @@ enum PrimFlags : uint32_t {
   kVmSpecial = 1u << 5,   // control primitive run by the VM itself (apply, call/cc, values, ...)
 };
 
-struct Primitive : Object {
-  PrimFn fn;
-  const char* name;
-  int32_t min_args;
-  int32_t max_args;  // -1: any number
-  uint32_t flags;
-  uint32_t vm_op;    // for kVmSpecial: which control operation (VmOp below)
-  void* data;        // for primitives made at run time (record accessors, C++ lambdas)
-  Value data_value;  // likewise, a Scheme value they close over
-};
-Value make_primitive(const char* name, PrimFn fn, int min_args, int max_args, uint32_t flags,
-                     void* data = nullptr, Value data_value = kFalse);
-inline bool is_primitive(Value v) { return has_type(v, Type::Primitive); }
-// Whether `p` accepts `argc` arguments (a call with another count raises an arity error).
-inline bool arity_ok(const Primitive* p, size_t argc) {
-  return int64_t(argc) >= p->min_args && (p->max_args < 0 || int64_t(argc) <= p->max_args);
-}
-
 // Control operations the VM performs itself (Primitive::vm_op for kVmSpecial primitives).
 enum VmOp : uint32_t {
   kVmApply = 1,      // (apply f arg ... list)
@@ -57,12 +40,112 @@ enum VmOp : uint32_t {
   kVmEval,           // (eval expr [env])
 };
 
+// ---- the one table of primitive facts ------------------------------------------------------------
+// Everything a layer knows about a primitive beyond its flags, carried by the primitive itself (its
+// PrimDef row), so that no layer keeps a table keyed by name and identity is the Primitive object.
+// The enums are neutral: the compiler maps InlineOp to its instruction, the JIT maps JitRecipe to
+// machine code, the partial evaluator applies Structure to partially static data.
+
+// The VM instruction a call compiles to, with a guard (vm/compiler.cpp, vm/vm.cpp).
+enum class InlineOp : uint8_t {
+  kNone, kAdd, kSub, kMul, kLt, kLe, kGt, kGe, kNumEq, kEq, kCar, kCdr, kCons, kNullP, kPairP,
+  kNot, kZeroP, kVectorRef, kVectorSet, kStringRef, kStringLength, kVectorLength,
+};
+// How the partial evaluator builds or takes apart partially static data (pe/structural.cpp).
+enum class Structure : uint8_t {
+  kNone, kCar, kCdr, kCxr, kCons, kList, kConsStar, kVector, kVectorRef, kVectorLength, kTypePred,
+  kNot, kEq, kLength, kListRef, kListTail, kAssq, kMemq, kAppend,
+  kCharEq,      // char=? of two characters is eq? (characters are immediates)
+  kResultChar,  // the result, when there is one, is a character (string-ref)
+};
+// What a kTypePred primitive answers for an object the partial evaluator builds.
+enum class TypeTest : uint8_t { kOther, kPair, kVector, kProcedure, kNull };
+// The work the JIT does inline at a call of the primitive (jit/x64_emit.cpp).
+enum class JitRecipe : uint8_t {
+  kNone,
+  kCxr,          // c[ad]{1,4}r along cxr_len/cxr_bits
+  kHeapType,     // (pred x): x is a heap object of type heap_type
+  kChar,         // char?
+  kBoolean,      // boolean?
+  kNumber,       // number?
+  kEof,          // eof-object?
+  kCharCompare,  // two characters compared by `compare`
+};
+enum class Compare : uint8_t { kEq, kLt, kGt, kLe, kGe };
+// Shape folds (passes/fold_constants.cpp): (measure (maker arg ...)) is the length the maker was
+// asked for, when a measure's `measures` is a maker's `makes`.
+enum class Sequence : uint8_t { kNone, kList, kVector, kString, kBytevector };
+enum class MakerLength : uint8_t { kFirstArg, kArgCount };
+enum class MakerFill : uint8_t { kAny, kChar, kByte };  // what the other operands must be
+
+struct PrimFacts {
+  InlineOp inline_op = InlineOp::kNone;
+  Structure structure = Structure::kNone;
+  TypeTest type_test = TypeTest::kOther;  // kTypePred
+  bool eqv = false;                       // kEq, kAssq, kMemq: eqv? instead of eq?
+  uint8_t cxr_len = 0;                    // c[ad]r: number of steps
+  uint8_t cxr_bits = 0;                   // c[ad]r: bit i set = step i is cdr (step 0 first)
+  JitRecipe jit = JitRecipe::kNone;
+  Type heap_type = Type::Pair;            // JitRecipe::kHeapType
+  Compare compare = Compare::kEq;         // JitRecipe::kCharCompare
+  Sequence makes = Sequence::kNone;       // a maker of this kind of sequence
+  MakerLength make_length = MakerLength::kArgCount;
+  MakerFill fill = MakerFill::kAny;
+  Sequence measures = Sequence::kNone;    // the length of this kind of sequence
+  uint32_t vm_op = 0;                     // kVmSpecial: the control operation (VmOp)
+  const DerivativeRule* derivative = nullptr;  // automatic differentiation's rule (issue 12)
+
+  // Builders for table rows: PrimFacts{}.inline_as(InlineOp::kCar).structural(Structure::kCar)...
+  constexpr PrimFacts inline_as(InlineOp op) const { PrimFacts f = *this; f.inline_op = op; return f; }
+  constexpr PrimFacts structural(Structure s, TypeTest t = TypeTest::kOther, bool use_eqv = false) const {
+    PrimFacts f = *this; f.structure = s; f.type_test = t; f.eqv = use_eqv; return f;
+  }
+  // c[ad]r with `len` steps, `bits` as above: structural, and inline in the JIT.
+  constexpr PrimFacts cxr(uint8_t len, uint8_t bits) const {
+    PrimFacts f = *this; f.cxr_len = len; f.cxr_bits = bits; f.jit = JitRecipe::kCxr;
+    if (f.structure == Structure::kNone) f.structure = Structure::kCxr;
+    return f;
+  }
+  constexpr PrimFacts jit_as(JitRecipe r) const { PrimFacts f = *this; f.jit = r; return f; }
+  constexpr PrimFacts jit_heap_type(Type t) const { PrimFacts f = *this; f.jit = JitRecipe::kHeapType; f.heap_type = t; return f; }
+  constexpr PrimFacts jit_char_compare(Compare c) const { PrimFacts f = *this; f.jit = JitRecipe::kCharCompare; f.compare = c; return f; }
+  constexpr PrimFacts maker(Sequence s, MakerLength l, MakerFill fl) const {
+    PrimFacts f = *this; f.makes = s; f.make_length = l; f.fill = fl; return f;
+  }
+  constexpr PrimFacts measure(Sequence s) const { PrimFacts f = *this; f.measures = s; return f; }
+  constexpr PrimFacts control(VmOp op) const { PrimFacts f = *this; f.vm_op = op; return f; }
+};
+inline constexpr PrimFacts kFacts{};
+
+struct Primitive : Object {
+  PrimFn fn;
+  const char* name;
+  int32_t min_args;
+  int32_t max_args;  // -1: any number
+  uint32_t flags;
+  uint32_t vm_op;    // for kVmSpecial: which control operation (VmOp below)
+  void* data;        // for primitives made at run time (record accessors, C++ lambdas)
+  Value data_value;  // likewise, a Scheme value they close over
+  PrimFacts facts;   // from its PrimDef row; none for primitives made at run time
+};
+Value make_primitive(const char* name, PrimFn fn, int min_args, int max_args, uint32_t flags,
+                     void* data = nullptr, Value data_value = kFalse);
+inline bool is_primitive(Value v) { return has_type(v, Type::Primitive); }
+// Whether `p` accepts `argc` arguments (a call with another count raises an arity error).
+inline bool arity_ok(const Primitive* p, size_t argc) {
+  return int64_t(argc) >= p->min_args && (p->max_args < 0 || int64_t(argc) <= p->max_args);
+}
+
+
+// One row of a primitive table. `{name, fn, min, max, flags}` is a complete row; facts are
+// optional and come last (new fields only ever go at the end, with defaults).
 struct PrimDef {
   const char* name;
   PrimFn fn;
   int min_args;
   int max_args;  // -1: variadic
   uint32_t flags;
+  PrimFacts facts = {};
 };
 
 // Signature of every primitive: `vm`, the primitive itself, and the evaluated arguments. The VM

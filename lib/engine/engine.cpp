@@ -319,7 +319,6 @@ Engine* create_engine(const EngineConfig& config) {
   install_standard_ports(e->vm, core);
   register_toplevel_primitives(core);
   install_special_forms(core);
-  e->impl->register_inline_ops(core);
   e->impl->raise_cell = core->cell_for(intern("%raise"));
   e->impl->winders_cell = core->cell_for(intern("%winders"));
   e->impl->wind_continue_cell = core->cell_for(intern("%wind-and-continue"));

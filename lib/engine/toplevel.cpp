@@ -249,7 +249,8 @@ QUASI_PRIM(p_environment) {
 }
 
 const PrimDef kToplevelPrims[] = {
-    {"eval", p_eval, 1, 2, kVmSpecial | kEffect},
+    {"eval", p_eval, 1, 2, kVmSpecial | kEffect,
+     kFacts.control(kVmEval)},
     {"load", p_load, 1, 2, kEffect},
     {"interaction-environment", p_interaction_environment, 0, 0, 0},
     {"environment", p_environment, 0, -1, kEffect},
@@ -304,7 +305,6 @@ Environment* environment_from_imports(Vm& vm, Value import_sets) {
 
 void register_toplevel_primitives(Environment* core) {
   install_primitives(core, kToplevelPrims);
-  core->lookup(intern("eval")).as<GlobalCell>()->value.as<Primitive>()->vm_op = kVmEval;
 }
 
 }  // namespace quasi

@@ -13,7 +13,15 @@ Environment* make_environment(Value name) {
 
 void install_primitives(Environment* env, std::span<const PrimDef> defs) {
   for (const PrimDef& d : defs)
-    env->define(intern(d.name), make_primitive(d.name, d.fn, d.min_args, d.max_args, d.flags));
+  {
+    Value prim = make_primitive(d.name, d.fn, d.min_args, d.max_args, d.flags);
+    prim.as<Primitive>()->facts = d.facts;
+    prim.as<Primitive>()->vm_op = d.facts.vm_op;
+    Value cell = env->define_cell(intern(d.name));
+    env->define(intern(d.name), prim);
+    // Compiled code inlines this builtin: writing its cell must turn the inline paths off.
+    if (d.facts.inline_op != InlineOp::kNone) cell.obj()->header |= kInlinedCell;
+  }
 }
 
 Value Environment::lookup(Value sym) const {

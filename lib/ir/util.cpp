@@ -171,14 +171,6 @@ Primitive* called_primitive(Node* call, Environment* core, const gc_vector<Node*
   return known_primitive(c->fn, core);
 }
 
-Primitive* core_primitive(Environment* core, const char* name) {
-  if (core == nullptr) return nullptr;
-  Value b = core->lookup(intern(name));
-  if (!has_type(b, Type::GlobalCell)) return nullptr;
-  Value v = b.as<GlobalCell>()->value;
-  return is_primitive(v) ? v.as<Primitive>() : nullptr;
-}
-
 bool quiet_primitive(const Primitive* p) {
   return (p->flags & kPure) && !(p->flags & (kMayRaise | kHasEffects | kVmSpecial));
 }

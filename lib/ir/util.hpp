@@ -20,8 +20,6 @@ struct Environment;
 Primitive* known_primitive(Node* fn, Environment* core);
 // For a Call through a known primitive or a PrimCall: the primitive and its operands.
 Primitive* called_primitive(Node* call, Environment* core, const gc_vector<Node*>** args);
-// The primitive bound to `name` in the core environment, or null.
-Primitive* core_primitive(Environment* core, const char* name);
 
 // Frozen values: their contents can never change, so a transformation may read them now.
 // SHALLOW: the object itself — numbers, characters, booleans, symbols, '(), and strings, pairs,

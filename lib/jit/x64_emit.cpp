@@ -1080,8 +1080,9 @@ class Emitter {
   }
 
   // The builtin primitive R[a] was loaded with just before this call (a constant, or the value
-  // its global cell holds now), when it is one that inline_primitive knows (and takes this call's one argument); else 0. The
-  // recipes go by name, so only the engine's own primitives qualify (no data attached).
+  // its global cell holds now), when its PrimFacts carry a JIT recipe for this call's number of
+  // arguments; else 0. Only primitives installed from a table row have facts (primitives made at
+  // run time, such as record accessors and C++ lambdas, have none).
   Value known_primitive(const Step& s) {
     if (s.b != 1 && s.b != 2) return Value{0};
     auto it = position_.find(s.index);
@@ -1106,51 +1107,27 @@ class Emitter {
     }
     if (!is_primitive(v)) return Value{0};
     const Primitive* pr = v.as<Primitive>();
-    if (pr->data || pr->data_value != kFalse || !(pr->flags & kPure) || !pr->name) return Value{0};
-    Recipe r = primitive_recipe(pr->name);
-    return r.kind == RecipeKind::kNone || r.argc != s.b ? Value{0} : v;
+    if (!(pr->flags & kPure) || pr->facts.jit == JitRecipe::kNone) return Value{0};
+    return recipe_argc(pr->facts.jit) != s.b ? Value{0} : v;
   }
 
-  enum class RecipeKind { kNone, kCxr, kHeapType, kChar, kBoolean, kNumber, kEof, kCharCompare };
-  struct Recipe {
-    RecipeKind kind = RecipeKind::kNone;
-    int argc = 1;
-    Type type = Type::Pair;          // kHeapType
-    std::string path;                // kCxr: the a/d letters, applied right to left
-    CondCode cc = CondCode::kE;      // kCharCompare: on the characters' bits (code point << 3 | 2)
-  };
-  static Recipe primitive_recipe(std::string_view name) {
-    Recipe r;
-    if (name.size() >= 3 && name.size() <= 6 && name.front() == 'c' && name.back() == 'r' &&
-        name.find_first_not_of("ad", 1) == name.size() - 1) {
-      r.kind = RecipeKind::kCxr;
-      r.path = std::string(name.substr(1, name.size() - 2));
-    } else if (name == "symbol?" || name == "string?" || name == "vector?" || name == "pair?") {
-      r.kind = RecipeKind::kHeapType;
-      r.type = name == "symbol?" ? Type::Symbol : name == "string?" ? Type::String
-             : name == "vector?" ? Type::Vector : Type::Pair;
-    } else if (name == "char?") {
-      r.kind = RecipeKind::kChar;
-    } else if (name == "boolean?") {
-      r.kind = RecipeKind::kBoolean;
-    } else if (name == "number?" || name == "complex?" || name == "real?") {
-      r.kind = RecipeKind::kNumber;
-    } else if (name == "eof-object?") {
-      r.kind = RecipeKind::kEof;
-    } else if (name == "char=?" || name == "char<?" || name == "char>?" || name == "char<=?" || name == "char>=?") {
-      r.kind = RecipeKind::kCharCompare;
-      r.argc = 2;
-      r.cc = name == "char=?" ? CondCode::kE : name == "char<?" ? CondCode::kB : name == "char>?" ? CondCode::kA
-           : name == "char<=?" ? CondCode::kBE : CondCode::kAE;
+  static int recipe_argc(JitRecipe r) { return r == JitRecipe::kCharCompare ? 2 : 1; }
+  // On the characters' bits (code point << 3 | 2), unsigned.
+  static CondCode char_condition(Compare c) {
+    switch (c) {
+      case Compare::kLt: return CondCode::kB;
+      case Compare::kGt: return CondCode::kA;
+      case Compare::kLe: return CondCode::kBE;
+      case Compare::kGe: return CondCode::kAE;
+      default: return CondCode::kE;
     }
-    return r;
   }
 
   // The primitive's work done inline when R[a] still holds it: the result goes to R[a] and
   // execution continues after the call; an argument it cannot take (car of a non-pair) falls
   // back to the call, which reports the error as always.
   void inline_primitive(const Step& s, Value prim, bool tail) {
-    Recipe r = primitive_recipe(prim.as<Primitive>()->name);
+    const PrimFacts& r = prim.as<Primitive>()->facts;
     Label general = a_.newLabel();
     a_.mov(rax, R(s.a));
     load_constant(rcx, prim);
@@ -1158,30 +1135,30 @@ class Emitter {
     a_.jne(general);
     a_.mov(rax, R(s.a + 1));
     Label yes = a_.newLabel(), no = a_.newLabel(), store = a_.newLabel();
-    switch (r.kind) {
-      case RecipeKind::kCxr:
-        for (size_t k = r.path.size(); k-- > 0;) {
+    switch (r.jit) {
+      case JitRecipe::kCxr:
+        for (int k = 0; k < r.cxr_len; k++) {
           check_type(rax, Type::Pair, general);
-          a_.mov(rax, qword_ptr(rax, r.path[k] == 'a' ? kPairCar : kPairCdr));
+          a_.mov(rax, qword_ptr(rax, (r.cxr_bits >> k) & 1 ? kPairCdr : kPairCar));
         }
         a_.jmp(store);
         break;
-      case RecipeKind::kHeapType:
-        check_type(rax, r.type, no);
+      case JitRecipe::kHeapType:
+        check_type(rax, r.heap_type, no);
         a_.jmp(yes);
         break;
-      case RecipeKind::kChar:
+      case JitRecipe::kChar:
         check_char(rax, no);
         a_.jmp(yes);
         break;
-      case RecipeKind::kBoolean:
+      case JitRecipe::kBoolean:
         a_.cmp(rax, int32_t(kTrue.bits));
         a_.je(yes);
         a_.cmp(rax, int32_t(kFalse.bits));
         a_.jne(no);
         a_.jmp(yes);
         break;
-      case RecipeKind::kNumber:
+      case JitRecipe::kNumber:
         a_.test(al, 1);
         a_.jnz(yes);
         a_.test(al, 7);
@@ -1192,20 +1169,20 @@ class Emitter {
         a_.ja(no);
         a_.jmp(yes);
         break;
-      case RecipeKind::kEof:
+      case JitRecipe::kEof:
         a_.cmp(rax, int32_t(kEof.bits));
         a_.jne(no);
         a_.jmp(yes);
         break;
-      case RecipeKind::kCharCompare:
+      case JitRecipe::kCharCompare:
         a_.mov(rcx, R(s.a + 2));
         check_char(rax, general);
         check_char(rcx, general);
         a_.cmp(rax, rcx);
-        a_.j(negate(r.cc), no);
+        a_.j(negate(char_condition(r.compare)), no);
         a_.jmp(yes);
         break;
-      case RecipeKind::kNone:
+      case JitRecipe::kNone:
         break;
     }
     a_.bind(no);

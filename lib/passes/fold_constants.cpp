@@ -42,24 +42,6 @@ namespace {
 // it must be sure the allocation would have succeeded: only lengths up to this bound fold.
 constexpr int64_t kMaxShapeFoldLength = int64_t(1) << 20;
 
-// A "shape" fold: (measure (maker arg ...)) is the length the maker was asked for.
-struct ShapeRule {
-  const char* measure;  // the length primitive, e.g. vector-length
-  const char* maker;    // the constructor, e.g. make-vector
-  enum class Length { kFirstArg, kArgCount } length;
-  // What the other operands must be for the maker never to raise: kAny (kept for their effects
-  // when not pure), kChar or kByte (constants of that kind).
-  enum class Fill { kAny, kChar, kByte } fill;
-};
-constexpr ShapeRule kShapeRules[] = {
-    {"vector-length", "make-vector", ShapeRule::Length::kFirstArg, ShapeRule::Fill::kAny},
-    {"string-length", "make-string", ShapeRule::Length::kFirstArg, ShapeRule::Fill::kChar},
-    {"bytevector-length", "make-bytevector", ShapeRule::Length::kFirstArg, ShapeRule::Fill::kByte},
-    {"vector-length", "vector", ShapeRule::Length::kArgCount, ShapeRule::Fill::kAny},
-    {"length", "list", ShapeRule::Length::kArgCount, ShapeRule::Fill::kAny},
-    {"bytevector-length", "bytevector", ShapeRule::Length::kArgCount, ShapeRule::Fill::kByte},
-};
-
 bool foldable(const Primitive* p) {
   return (p->flags & kPure) && (p->flags & kFoldable) &&
          !(p->flags & (kAllocates | kHasEffects | kVmSpecial));
@@ -70,11 +52,7 @@ Value const_value(Node* n) { return static_cast<ConstNode*>(n)->value; }
 
 class Folder : public ExprMutator {
  public:
-  explicit Folder(PassContext& ctx) : ctx_(ctx), core_(ctx.core) {
-    not_ = core_primitive(core_, "not");
-    for (const ShapeRule& r : kShapeRules)
-      shapes_.push_back({&r, core_primitive(core_, r.measure), core_primitive(core_, r.maker)});
-  }
+  explicit Folder(PassContext& ctx) : ctx_(ctx), core_(ctx.core) {}
 
   Node* run(Node* root) {
     counts_ok_ = for_each_node(root, [&](Node* n) {
@@ -102,7 +80,7 @@ class Folder : public ExprMutator {
     Node* test = visit(n->test);
     bool swap = false;
     // (if (not x) a b) is (if x b a).
-    while (not_ && called(test, not_) && args_of(test).size() == 1) {
+    while (is_not_call(test) && args_of(test).size() == 1) {
       test = args_of(test)[0];
       swap = !swap;
     }
@@ -208,24 +186,18 @@ class Folder : public ExprMutator {
   }
 
  private:
-  struct Shape {
-    const ShapeRule* rule;
-    Primitive* measure;
-    Primitive* maker;
-  };
-
   PassContext& ctx_;
   Environment* core_;
-  Primitive* not_ = nullptr;
-  std::vector<Shape> shapes_;
   std::unordered_map<Var*, int64_t> uses_;
   bool counts_ok_ = true;
   TracedMap<Var*, Node*> subst_;  // variable -> what its references become
   std::unordered_set<Var*> uninitialized_;
 
-  bool called(Node* n, Primitive* p) {
+  // A call of `not` (known by its facts, not its name).
+  bool is_not_call(Node* n) {
     const gc_vector<Node*>* args = nullptr;
-    return called_primitive(n, core_, &args) == p;
+    Primitive* p = called_primitive(n, core_, &args);
+    return p && p->facts.inline_op == InlineOp::kNot;
   }
   const gc_vector<Node*>& args_of(Node* call) {
     return call->kind == NodeKind::Call ? static_cast<CallNode*>(call)->args
@@ -343,45 +315,41 @@ class Folder : public ExprMutator {
     return gc_new<ConstNode>(result, loc);
   }
 
+  // (measure (maker arg ...)) is the length the maker was asked for: the measure's
+  // PrimFacts::measures is the maker's `makes` (vector-length of make-vector or vector, ...).
   Node* fold_shape(Primitive* p, const gc_vector<Node*>& args, SrcLoc loc) {
-    if (args.size() != 1) return nullptr;
-    for (const Shape& s : shapes_) {
-      if (s.measure != p || !s.maker) continue;
-      const gc_vector<Node*>* made = nullptr;
-      if (called_primitive(args[0], core_, &made) != s.maker || !arity_ok(s.maker, made->size()))
-        continue;
-      int64_t length = 0;
-      size_t first_fill = 0;
-      if (s.rule->length == ShapeRule::Length::kFirstArg) {
-        Node* n = (*made)[0];
-        // The maker raises (or may fail to allocate) for other lengths.
-        if (!is_const(n) || !const_value(n).is_fixnum()) continue;
-        length = const_value(n).fixnum();
-        if (length < 0 || length > kMaxShapeFoldLength) continue;
-        first_fill = 1;
-      } else {
-        length = int64_t(made->size());
-      }
-      bool ok = true;
-      for (size_t i = first_fill; i < made->size() && ok; i++) {
-        Node* a = (*made)[i];
-        Value v = is_const(a) ? const_value(a) : kUnbound;
-        if (s.rule->fill == ShapeRule::Fill::kChar) ok = v.is_char();
-        else if (s.rule->fill == ShapeRule::Fill::kByte)
-          ok = v.is_fixnum() && v.fixnum() >= 0 && v.fixnum() <= 255;
-      }
-      // An operand the maker would reject raises at run time.
-      if (!ok) continue;
-      gc_vector<Node*> seq;
-      for (size_t i = 0; i < made->size(); i++) {
-        Node* a = (*made)[i];
-        if (is_pure(a, core_)) forget(a);
-        else seq.push_back(a);
-      }
-      seq.push_back(gc_new<ConstNode>(make_fixnum(length), loc));
-      return make_seq(seq, loc);
+    if (args.size() != 1 || p->facts.measures == Sequence::kNone) return nullptr;
+    const gc_vector<Node*>* made = nullptr;
+    Primitive* maker = called_primitive(args[0], core_, &made);
+    if (!maker || maker->facts.makes != p->facts.measures || !arity_ok(maker, made->size())) return nullptr;
+    const PrimFacts& f = maker->facts;
+    int64_t length = 0;
+    size_t first_fill = 0;
+    if (f.make_length == MakerLength::kFirstArg) {
+      Node* n = (*made)[0];
+      // The maker raises (or may fail to allocate) for other lengths.
+      if (!is_const(n) || !const_value(n).is_fixnum()) return nullptr;
+      length = const_value(n).fixnum();
+      if (length < 0 || length > kMaxShapeFoldLength) return nullptr;
+      first_fill = 1;
+    } else {
+      length = int64_t(made->size());
     }
-    return nullptr;
+    for (size_t i = first_fill; i < made->size(); i++) {
+      Node* a = (*made)[i];
+      Value v = is_const(a) ? const_value(a) : kUnbound;
+      // An operand the maker would reject raises at run time.
+      if (f.fill == MakerFill::kChar && !v.is_char()) return nullptr;
+      if (f.fill == MakerFill::kByte && !(v.is_fixnum() && v.fixnum() >= 0 && v.fixnum() <= 255)) return nullptr;
+    }
+    gc_vector<Node*> seq;
+    for (size_t i = 0; i < made->size(); i++) {
+      Node* a = (*made)[i];
+      if (is_pure(a, core_)) forget(a);
+      else seq.push_back(a);
+    }
+    seq.push_back(gc_new<ConstNode>(make_fixnum(length), loc));
+    return make_seq(seq, loc);
   }
 };
 

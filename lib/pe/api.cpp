@@ -79,7 +79,7 @@ void register_pe_primitives(Environment* env) {
   for (const PrimDef& d : kPePrims) {
     Value p = make_primitive(d.name, d.fn, d.min_args, d.max_args, d.flags, st);
     env->define(intern(d.name), p);
-    if (std::string(d.name) == "%specialization-valid?") st->guard_prim = p;
+    if (d.fn == p_specialization_valid) st->guard_prim = p;  // by identity, not by name
   }
 }
 

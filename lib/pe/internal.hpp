@@ -117,25 +117,6 @@ struct Bailout {  // something the evaluator does not model: same outcome, count
   const char* why;
 };
 
-// Structural operations the evaluator applies to partially static data (structural.cpp). Looked up
-// per Primitive in a table built once per engine from one list of names: the single place where
-// the evaluator knows more about a primitive than its flags say.
-enum class PsOp : uint8_t {
-  None, Car, Cdr, Cxr, Cons, List, ConsStar, Vector, VectorRef, VectorLength, TypePred, Not, Eq,
-  Length, ListRef, ListTail, Assq, Memq, Append,
-  CharEq,      // char=? of two characters is eq? (characters are immediates)
-  ResultChar,  // the result, when there is one, is a character (string-ref)
-};
-// What a TypePred primitive answers for the evaluator's own objects.
-enum class PsType : uint8_t { Pair, Vector, Procedure, Null, Other };
-struct PsFact {
-  PsOp op = PsOp::None;
-  PsType type = PsType::Other;  // TypePred
-  uint8_t cxr_len = 0;          // Cxr: number of steps
-  uint8_t cxr_bits = 0;         // Cxr: bit i set = step i is cdr (step 0 applied first)
-  bool eqv = false;             // Eq/Assq/Memq: eqv? instead of eq?
-};
-
 // Per-engine state (one per install_builtins), reached from the `data` of the API primitives.
 struct Stats {
   int64_t specializations = 0;   // requests that built a new procedure
@@ -151,8 +132,6 @@ struct SpecRecord;
 struct PeState {
   Stats stats;
   bool tables_ready = false;
-  std::unordered_map<uint64_t, PsFact, std::hash<uint64_t>, std::equal_to<uint64_t>,
-                     gc_allocator<std::pair<const uint64_t, PsFact>>> facts;  // Primitive bits
   Value guard_prim = kFalse;  // %specialization-valid?
   Value apply_prim = kFalse;  // apply (for fallbacks with rest arguments)
   Value cons_prim = kFalse;   // cons and vector: how partially static objects are materialized
@@ -198,7 +177,7 @@ bool inlinable_closure(Value v);
 // Free variables of `lam` (referenced inside, bound outside), cached in `st`.
 const gc_vector<Var*>& lambda_free_vars(PeState& st, LambdaNode* lam);
 
-// Builds the structural-fact table from the core environment (structural.cpp).
+// Finds the primitives the evaluator emits (cons, vector, list, eq?, apply) by their facts.
 void build_fact_table(PeState& st, Environment* core);
 
 // Residual code for a constant: a procedure of the core environment by the name of its core

@@ -1151,9 +1151,9 @@ PVal* Specializer::prim_call(Value prim, gc_vector<PVal*>& args) {
     if (p->vm_op == kVmApply) return apply_call(args);
     return residual_prim(prim, args);  // call/cc, eval, %apply-values: conservatively residual
   }
-  auto it = st_.facts.find(prim.bits);
-  if (it != st_.facts.end()) {
-    if (PVal* r = structural(it->second, prim, args)) {
+  const PrimFacts& facts = p->facts;
+  if (facts.structure != Structure::kNone) {
+    if (PVal* r = structural(facts, prim, args)) {
       if (r->kind == PKind::Static && r->tags == 0) r->tags = tags_of(args);
       return r;
     }
@@ -1163,7 +1163,7 @@ PVal* Specializer::prim_call(Value prim, gc_vector<PVal*>& args) {
     if (PVal* r = choice_fold(p, args)) return r;
   }
   PVal* r = residual_prim(prim, args);
-  if (it != st_.facts.end() && it->second.op == PsOp::ResultChar) r->known_char = true;
+  if (facts.structure == Structure::kResultChar) r->known_char = true;
   return r;
 }
 

@@ -207,7 +207,7 @@ class Specializer : public ExprFunctor<PVal*(Node*, PEnv*)> {
   PVal* specialize_call(const Callee& c, size_t clause, gc_vector<PVal*>& args);
   PVal* apply_call(gc_vector<PVal*>& args);
   PVal* fold(Primitive* p, Value prim, gc_vector<PVal*>& args);
-  PVal* structural(const PsFact& f, Value prim, gc_vector<PVal*>& args);  // structural.cpp
+  PVal* structural(const PrimFacts& f, Value prim, gc_vector<PVal*>& args);  // structural.cpp
 
   // ---- keys ----
   struct KeyBuild;

@@ -1,12 +1,11 @@
-// structural.cpp — what the partial evaluator knows about primitives beyond their flags: how they
-// build and take apart partially static data. This table is the one place that names primitives;
-// everything else the evaluator decides from the flags (kPure, kFoldable, kVmSpecial, ...).
+// structural.cpp — how primitives build and take apart partially static data: the rules behind
+// PrimFacts::structure (core/prim.hpp), which each primitive's table row declares. The evaluator
+// names no primitive: everything else it decides from the flags (kPure, kFoldable, kVmSpecial).
 //
 // Each rule returns the partial value of the call, or null to fall back to the general path
 // (fold when every argument is a frozen static value, else residual code). A rule never decides
 // anything that depends on contents the program could change: it reads only the fields of the
 // evaluator's own objects that have not escaped, and static values that are frozen.
-#include <cstring>
 #include <string>
 
 #include "core/equality.hpp"
@@ -17,98 +16,21 @@
 
 namespace quasi::pe {
 
-namespace {
-
-struct FactRow {
-  const char* name;
-  PsOp op;
-  PsType type = PsType::Other;
-  bool eqv = false;
-};
-
-const FactRow kFacts[] = {
-    {"car", PsOp::Car},
-    {"cdr", PsOp::Cdr},
-    {"cons", PsOp::Cons},
-    {"list", PsOp::List},
-    {"cons*", PsOp::ConsStar},
-    {"list*", PsOp::ConsStar},
-    {"vector", PsOp::Vector},
-    {"vector-ref", PsOp::VectorRef},
-    {"vector-length", PsOp::VectorLength},
-    {"pair?", PsOp::TypePred, PsType::Pair},
-    {"vector?", PsOp::TypePred, PsType::Vector},
-    {"procedure?", PsOp::TypePred, PsType::Procedure},
-    {"null?", PsOp::TypePred, PsType::Null},
-    {"symbol?", PsOp::TypePred},
-    {"string?", PsOp::TypePred},
-    {"number?", PsOp::TypePred},
-    {"integer?", PsOp::TypePred},
-    {"boolean?", PsOp::TypePred},
-    {"char?", PsOp::TypePred},
-    {"bytevector?", PsOp::TypePred},
-    {"not", PsOp::Not},
-    {"eq?", PsOp::Eq},
-    {"eqv?", PsOp::Eq, PsType::Other, true},
-    {"length", PsOp::Length},
-    {"list-ref", PsOp::ListRef},
-    {"list-tail", PsOp::ListTail},
-    {"assq", PsOp::Assq},
-    {"assv", PsOp::Assq, PsType::Other, true},
-    {"memq", PsOp::Memq},
-    {"memv", PsOp::Memq, PsType::Other, true},
-    {"append", PsOp::Append},
-    {"char=?", PsOp::CharEq},
-    {"string-ref", PsOp::ResultChar},
-};
-
-// c[ad]{2,4}r: the steps from the name, last letter first.
-bool cxr_fact(const char* name, PsFact* f) {
-  size_t n = std::strlen(name);
-  if (n < 4 || n > 6 || name[0] != 'c' || name[n - 1] != 'r') return false;
-  f->op = PsOp::Cxr;
-  f->cxr_len = uint8_t(n - 2);
-  f->cxr_bits = 0;
-  for (size_t i = 0; i < n - 2; i++) {
-    char c = name[n - 2 - i];
-    if (c != 'a' && c != 'd') return false;
-    if (c == 'd') f->cxr_bits |= uint8_t(1u << i);
-  }
-  return true;
-}
-
-Value core_value(Environment* core, const char* name) {
-  Value cell = core->lookup(intern(name));
-  if (!has_type(cell, Type::GlobalCell)) return kFalse;
-  return cell.as<GlobalCell>()->value;
-}
-
-}  // namespace
-
+// The primitives the evaluator emits itself (to materialize objects, to apply), found by their
+// facts, never by name: the core environment's primitive that builds a pair, a vector, ...
 void build_fact_table(PeState& st, Environment* core) {
-  for (const FactRow& r : kFacts) {
-    Value p = core_value(core, r.name);
-    if (!is_primitive(p)) continue;
-    PsFact f;
-    f.op = r.op;
-    f.type = r.type;
-    f.eqv = r.eqv;
-    st.facts[p.bits] = f;
+  for (auto& [sym, binding] : *core->table) {
+    if (!has_type(binding, Type::GlobalCell)) continue;
+    GlobalCell* cell = binding.as<GlobalCell>();
+    if (cell->owner != make_ptr(core) || !is_primitive(cell->value)) continue;
+    const Primitive* p = cell->value.as<Primitive>();
+    const PrimFacts& f = p->facts;
+    if (f.vm_op == kVmApply) st.apply_prim = cell->value;
+    if (f.structure == Structure::kCons) st.cons_prim = cell->value;
+    if (f.structure == Structure::kVector) st.vector_prim = cell->value;
+    if (f.structure == Structure::kList) st.list_prim = cell->value;
+    if (f.structure == Structure::kEq && !f.eqv) st.eq_prim = cell->value;
   }
-  static const char* kCxr[] = {"caar", "cadr", "cdar", "cddr", "caaar", "caadr", "cadar", "caddr",
-                               "cdaar", "cdadr", "cddar", "cdddr", "caaaar", "caaadr", "caadar",
-                               "caaddr", "cadaar", "cadadr", "caddar", "cadddr", "cdaaar", "cdaadr",
-                               "cdadar", "cdaddr", "cddaar", "cddadr", "cdddar", "cddddr"};
-  for (const char* name : kCxr) {
-    Value p = core_value(core, name);
-    PsFact f;
-    if (is_primitive(p) && cxr_fact(name, &f)) st.facts[p.bits] = f;
-  }
-  st.apply_prim = core_value(core, "apply");
-  st.cons_prim = core_value(core, "cons");
-  st.vector_prim = core_value(core, "vector");
-  st.list_prim = core_value(core, "list");
-  st.eq_prim = core_value(core, "eq?");
   st.core = core;
   st.tables_ready = true;
 }
@@ -150,13 +72,13 @@ bool same(Value a, Value b, bool use_eqv) { return use_eqv ? eqv(a, b) : a == b;
 
 }  // namespace
 
-PVal* Specializer::structural(const PsFact& f, Value prim, gc_vector<PVal*>& args) {
+PVal* Specializer::structural(const PrimFacts& f, Value prim, gc_vector<PVal*>& args) {
   Primitive* p = prim.as<Primitive>();
-  switch (f.op) {
-    case PsOp::None:
-    case PsOp::ResultChar:  // handled by prim_call on the residual result
+  switch (f.structure) {
+    case Structure::kNone:
+    case Structure::kResultChar:  // handled by prim_call on the residual result
       return nullptr;
-    case PsOp::CharEq: {
+    case Structure::kCharEq: {
       // (char=? #\a (string-ref s i)) is (eq? #\a (string-ref s i)): both are characters.
       if (args.size() != 2 || !is_primitive(st_.eq_prim)) return nullptr;
       auto is_char = [](PVal* a) {
@@ -166,13 +88,13 @@ PVal* Specializer::structural(const PsFact& f, Value prim, gc_vector<PVal*>& arg
       if (args[0]->kind == PKind::Static && args[1]->kind == PKind::Static) return nullptr;  // fold
       return residual_prim(st_.eq_prim, args);
     }
-    case PsOp::Car:
-    case PsOp::Cdr: {
+    case Structure::kCar:
+    case Structure::kCdr: {
       PVal* a = args[0];
       if (a->kind != PKind::Pair || !a->known_fields()) return nullptr;
-      return f.op == PsOp::Car ? a->car : a->cdr;
+      return f.structure == Structure::kCar ? a->car : a->cdr;
     }
-    case PsOp::Cxr: {
+    case Structure::kCxr: {
       PVal* v = args[0];
       if (v->kind != PKind::Pair || !v->known_fields()) return nullptr;  // static: fold
       for (int i = 0; i < f.cxr_len; i++) {
@@ -187,21 +109,21 @@ PVal* Specializer::structural(const PsFact& f, Value prim, gc_vector<PVal*>& arg
       }
       return v;
     }
-    case PsOp::Cons:
+    case Structure::kCons:
       return make_pair(args[0], args[1]);
-    case PsOp::List: {
+    case Structure::kList: {
       PVal* r = make_static(kNil);
       for (size_t i = args.size(); i-- > 0;) r = make_pair(args[i], r);
       return r;
     }
-    case PsOp::ConsStar: {
+    case Structure::kConsStar: {
       PVal* r = args.back();
       for (size_t i = args.size() - 1; i-- > 0;) r = make_pair(args[i], r);
       return r;
     }
-    case PsOp::Vector:
+    case Structure::kVector:
       return make_vector(args);
-    case PsOp::VectorRef: {
+    case Structure::kVectorRef: {
       PVal* v = args[0];
       PVal* k = args[1];
       if (v->kind != PKind::Vector || !v->known_fields() || k->kind != PKind::Static || !k->value.is_fixnum())
@@ -210,10 +132,10 @@ PVal* Specializer::structural(const PsFact& f, Value prim, gc_vector<PVal*>& arg
       if (i < 0 || i >= int64_t(v->items->size())) return nullptr;
       return (*v->items)[size_t(i)];
     }
-    case PsOp::VectorLength:
+    case Structure::kVectorLength:
       if (args[0]->kind == PKind::Vector) return make_static(make_fixnum(int64_t(args[0]->items->size())));
       return nullptr;
-    case PsOp::TypePred: {
+    case Structure::kTypePred: {
       PVal* a = args[0];
       if (a->kind == PKind::Static) {
         // A type never changes, so even a mutable object may be asked.
@@ -225,13 +147,13 @@ PVal* Specializer::structural(const PsFact& f, Value prim, gc_vector<PVal*>& arg
         }
       }
       if (!a->is_object()) return nullptr;
-      PsType t = a->kind == PKind::Pair ? PsType::Pair : a->kind == PKind::Vector ? PsType::Vector : PsType::Procedure;
-      return make_static(make_bool(f.type == t));
+      TypeTest t = a->kind == PKind::Pair ? TypeTest::kPair : a->kind == PKind::Vector ? TypeTest::kVector : TypeTest::kProcedure;
+      return make_static(make_bool(f.type_test == t));
     }
-    case PsOp::Not:
+    case Structure::kNot:
       if (args[0]->is_object()) return make_static(kFalse);
       return nullptr;
-    case PsOp::Eq: {
+    case Structure::kEq: {
       PVal* a = args[0];
       PVal* b = args[1];
       if (a->kind == PKind::Static && b->kind == PKind::Static) return make_static(make_bool(same(a->value, b->value, f.eqv)));
@@ -240,7 +162,7 @@ PVal* Specializer::structural(const PsFact& f, Value prim, gc_vector<PVal*>& arg
       if ((a->is_object() && !a->escaped) || (b->is_object() && !b->escaped)) return make_static(kFalse);
       return nullptr;
     }
-    case PsOp::Length: {
+    case Structure::kLength: {
       PVal* l = args[0];
       if (l->kind == PKind::Static) return nullptr;  // fold
       int64_t n = 0;
@@ -252,8 +174,8 @@ PVal* Specializer::structural(const PsFact& f, Value prim, gc_vector<PVal*>& arg
         l = t;
       }
     }
-    case PsOp::ListRef:
-    case PsOp::ListTail: {
+    case Structure::kListRef:
+    case Structure::kListTail: {
       PVal* l = args[0];
       PVal* k = args[1];
       if (l->kind == PKind::Static || k->kind != PKind::Static || !k->value.is_fixnum() || k->value.fixnum() < 0)
@@ -263,13 +185,13 @@ PVal* Specializer::structural(const PsFact& f, Value prim, gc_vector<PVal*>& arg
         if (!spine_step(*this, l, &e, &t)) return nullptr;
         l = t;
       }
-      if (f.op == PsOp::ListTail) return l;
+      if (f.structure == Structure::kListTail) return l;
       PVal *e, *t;
       if (!spine_step(*this, l, &e, &t)) return nullptr;
       return e;
     }
-    case PsOp::Assq:
-    case PsOp::Memq: {
+    case Structure::kAssq:
+    case Structure::kMemq: {
       PVal* key = args[0];
       PVal* l = args[1];
       if (key->kind != PKind::Static || l->kind == PKind::Static) return nullptr;  // static: fold
@@ -278,13 +200,13 @@ PVal* Specializer::structural(const PsFact& f, Value prim, gc_vector<PVal*>& arg
         PVal *e, *t;
         if (n > kMaxFoldElements * 64 || !spine_step(*this, l, &e, &t)) return nullptr;
         PVal* probe = e;
-        if (f.op == PsOp::Assq) {
+        if (f.structure == Structure::kAssq) {
           PVal *ek, *ed;
           if (!spine_step(*this, e, &ek, &ed)) return nullptr;  // not a pair: assq's own error
           probe = ek;
         }
         if (probe->kind == PKind::Static) {
-          if (same(key->value, probe->value, f.eqv)) return f.op == PsOp::Assq ? e : l;
+          if (same(key->value, probe->value, f.eqv)) return f.structure == Structure::kAssq ? e : l;
         } else if (!probe->is_object()) {
           return nullptr;  // a dynamic element: undecidable now
         }
@@ -292,7 +214,7 @@ PVal* Specializer::structural(const PsFact& f, Value prim, gc_vector<PVal*>& arg
         l = t;
       }
     }
-    case PsOp::Append: {
+    case Structure::kAppend: {
       // The copied spines must be known (the evaluator's pairs or frozen static lists); the new
       // pairs are the evaluator's (append allocates them), the last argument is shared.
       if (args.empty()) return make_static(kNil);

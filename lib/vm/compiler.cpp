@@ -239,7 +239,7 @@ class FnCompiler {
     }
     if (!is_primitive(callee)) return Op::kCount;
     *prim = callee;
-    return vm_.inline_op(callee);
+    return inline_op_of(callee.as<Primitive>());
   }
 
   // Compiles `test` so that control falls through when it is true and jumps when it is false.
@@ -481,7 +481,7 @@ class FnCompiler {
   }
 
   bool inline_call(Value prim, Value cell, const gc_vector<Node*>& args, int dst, bool tail) {
-    Op op = vm_.inline_op(prim);
+    Op op = inline_op_of(prim.as<Primitive>());
     if (op == Op::kCount) return false;
     size_t arity = 2;
     switch (op) {

@@ -61,6 +61,17 @@ enum class Op : uint16_t {
   kCount
 };
 
+// The instruction a call of `p` compiles to (its PrimFacts::inline_op), or Op::kCount for none.
+inline Op inline_op_of(const Primitive* p) {
+  static constexpr Op kOps[] = {
+      Op::kCount, Op::kAdd, Op::kSub, Op::kMul, Op::kLt, Op::kLe, Op::kGt, Op::kGe, Op::kNumEq,
+      Op::kEq, Op::kCar, Op::kCdr, Op::kCons, Op::kNullP, Op::kPairP, Op::kNot, Op::kZeroP,
+      Op::kVectorRef, Op::kVectorSet, Op::kStringRef, Op::kStringLength, Op::kVectorLength,
+  };
+  static_assert(sizeof(kOps) / sizeof(kOps[0]) == size_t(InlineOp::kVectorLength) + 1, "one Op per InlineOp");
+  return kOps[size_t(p->facts.inline_op)];
+}
+
 struct Insn {
   Op op;
   uint16_t a, b, c;

@@ -1,6 +1,6 @@
 // vm.cpp — the interpreter's run loop: one direct-threaded dispatch over the bytecode of
-// vm/proto.hpp, with the inline fast paths of the builtins the compiler inlines, and the table
-// that says which builtins those are.
+// vm/proto.hpp, with the inline fast paths of the builtins the compiler inlines (which builtins
+// those are is their PrimFacts::inline_op, core/prim.hpp).
 //
 // Owner: ir (stacks are in stack.cpp, calls, returns, errors and poll points in call.cpp).
 // Invariants (vm_impl.hpp): R = stack + fp is reloaded after anything that may move fp (a call,
@@ -462,32 +462,6 @@ L_kCount:
 #undef BRANCH_ON
 #undef CHECK_INTERRUPT
 #undef CHECKPOINT
-
-// ---- inline op registry ----------------------------------------------------------------------
-
-void VmImpl::register_inline_ops(Environment* core) {
-  static const struct {
-    const char* name;
-    Op op;
-  } kInline[] = {
-      {"+", Op::kAdd},     {"-", Op::kSub},       {"*", Op::kMul},         {"<", Op::kLt},
-      {"<=", Op::kLe},     {">", Op::kGt},        {">=", Op::kGe},         {"=", Op::kNumEq},
-      {"eq?", Op::kEq},    {"car", Op::kCar},     {"cdr", Op::kCdr},       {"cons", Op::kCons},
-      {"null?", Op::kNullP}, {"pair?", Op::kPairP}, {"not", Op::kNot},     {"zero?", Op::kZeroP},
-      {"vector-ref", Op::kVectorRef}, {"vector-set!", Op::kVectorSet},
-      {"string-ref", Op::kStringRef}, {"string-length", Op::kStringLength},
-      {"vector-length", Op::kVectorLength},
-  };
-  for (auto& e : kInline) {
-    Value b = core->lookup(intern(e.name));
-    if (!has_type(b, Type::GlobalCell)) continue;
-    Value prim = b.as<GlobalCell>()->value;
-    if (!is_primitive(prim)) continue;
-    inline_ops[prim.bits] = e.op;
-    roots.push_back(prim);
-    b.obj()->header |= kInlinedCell;
-  }
-}
 
 // ---- small public helpers --------------------------------------------------------------------
 

@@ -96,12 +96,11 @@ struct VmImpl {
   // checkpoint() rethrows this there (with error_pc at the call, as the interpreter would).
   std::exception_ptr jit_pending;
   uint64_t jit_session = 0;  // numbers the runs of machine code (see Frame::session)
-  std::unordered_map<uint64_t, Op> inline_ops;  // Primitive bits -> inline op
   Value raise_cell = kFalse;                     // GlobalCell of Scheme-level %raise
   SrcLoc last_raise_where;                       // call site of the latest raise (for non-conditions)
   Value winders_cell = kFalse;                   // GlobalCell of %winders (00-core.scm)
   Value wind_continue_cell = kFalse;             // GlobalCell of %wind-and-continue
-  root_vector<Value> roots;                      // keeps inline_ops keys and raise_cell alive
+  root_vector<Value> roots;                      // values the VM must keep alive
 
   explicit VmImpl(Vm* owner);
   ~VmImpl();
@@ -132,11 +131,6 @@ struct VmImpl {
   SrcLoc location_of(const Insn* pc) const;  // of an instruction of the running procedure
   Value backtrace() const;                   // list of procedure names, innermost first
   SrcLoc user_location() const;              // innermost call site outside the prelude
-  Op inline_op(Value prim) const {
-    auto it = inline_ops.find(prim.bits);
-    return it == inline_ops.end() ? Op::kCount : it->second;
-  }
-  void register_inline_ops(Environment* core);
 };
 
 }  // namespace quasi
