@@ -6,6 +6,7 @@
 //   quasi - [ARGS...]         run the script read from standard input
 //   quasi -e EXPR [ARGS...]   evaluate EXPR; (command-line) is ("-e" ARGS...)
 //   quasi --dump-ir=PASS FILE print the core IR of FILE's forms after optimizer pass PASS
+//   quasi -i                  the REPL with prompts even without a terminal (editors)
 //   --no-jit, --jit=MODE, --jit-log   choose and watch the native-code compiler (any mode)
 //
 // Exit status: 0 when the program finishes, 1 after an uncaught error, n after (exit n),
@@ -40,6 +41,7 @@ constexpr const char* kHelpText =
     "options:\n"
     "  -e, --eval EXPR   evaluate EXPR instead of running a file\n"
     "  -h, --help        print this help and exit\n"
+    "  -i, --interactive the REPL prints prompts even when stdin is not a terminal\n"
     "      --dump-ir=PASS FILE\n"
     "                    print the IR of each form of FILE after optimizer pass PASS\n"
     "                    (expand, a pass name, or all) and exit; nothing runs\n"
@@ -58,6 +60,7 @@ constexpr const char* kHelpText =
 struct Invocation {
   enum class Mode { kRepl, kScript, kEval, kHelp, kVersion, kDumpIr, kListPasses } mode = Mode::kRepl;
   std::string dump_pass;  // --dump-ir=PASS
+  quasi::cli::ReplOptions repl;  // --interactive
   quasi::Engine::Options engine_options;  // --no-jit, --jit=MODE, --jit-log
   std::string program;  // FILE, "-" or the -e expression
   std::vector<std::string> args;
@@ -99,6 +102,10 @@ std::optional<Invocation> parse_command_line(int argc, char** argv) {
         std::cerr << "quasi: --jit takes off, on or force, not '" << m << "'\n" << kUsageLine << kHelpHint;
         return std::nullopt;
       }
+      continue;
+    }
+    if (a == "-i" || a == "--interactive") {
+      inv.repl.prompts = true;
       continue;
     }
     if (a == "--jit-log") {
@@ -209,7 +216,7 @@ static int real_main(int argc, char** argv) {
     quasi::Engine engine(inv->engine_options);
     if (inv->mode == Invocation::Mode::kRepl) {
       engine.set_command_line({"quasi"});
-      return quasi::cli::run_repl(engine);
+      return quasi::cli::run_repl(engine, inv->repl);
     }
     if (inv->mode == Invocation::Mode::kDumpIr) return dump_ir(engine, *inv);
     return run_program(engine, *inv);

@@ -35,10 +35,17 @@ class EvaluationScope {
   EvaluationScope& operator=(const EvaluationScope&) = delete;
 };
 
+struct ReplOptions {
+  // Print prompts even when standard input is not a terminal (a session served on a socket,
+  // an editor driving the REPL through a pipe): `quasi --interactive`.
+  bool prompts = false;
+};
+
 // Runs the read-eval-print loop on standard input until end of input, `,quit` or (exit n).
-// With a terminal on stdin it uses libedit (prompts, line editing, history in
-// ~/.quasi_history); otherwise it reads plain lines and prints no prompts, but still prints
-// every result, so `echo '(+ 1 2)' | quasi` prints 3. Returns the process exit status.
-int run_repl(Engine& engine);
+// With a terminal on stdin it uses libedit (prompts, line editing, completion, history in
+// ~/.quasi_history); otherwise it reads plain lines and prints no prompts (unless
+// options.prompts), but still prints every result, so `echo '(+ 1 2)' | quasi` prints 3.
+// Returns the process exit status.
+int run_repl(Engine& engine, const ReplOptions& options = {});
 
 }  // namespace quasi::cli

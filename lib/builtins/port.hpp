@@ -58,6 +58,7 @@ enum PortFlags : uint32_t {
   kPortFoldCase = 1u << 11,     // #!fold-case seen by `read` on this port
   kPortEofPending = 1u << 12,   // a refill saw end of file that peek did not consume
   kPortStandard = 1u << 13,     // one of stdin/stdout/stderr (byte I/O allowed too)
+  kPortMidLine = 1u << 14,      // output: the last byte written was not a newline (fresh-line)
 };
 
 enum class PortKind : uint8_t { Fd, String, Bytes, Sink };

@@ -139,6 +139,8 @@ void out_begin(Port* p) {
 
 void out_raw(Port* p, const char* who, const uint8_t* data, int64_t n) {
   if (n <= 0) return;
+  if (data[n - 1] == '\n') p->flags &= ~kPortMidLine;
+  else p->flags |= kPortMidLine;
   if (p->kind == PortKind::Sink) {
     sink_reserve(p, n);
     std::memcpy(p->obuf + p->olen, data, static_cast<size_t>(n));
@@ -237,8 +239,10 @@ int64_t fill(Port* p, const char* who, int64_t want) {
     p->ilen = avail;
   }
   while (p->ilen < want) {
+    raise_pending_interrupt();  // a Ctrl-C that came just before this read
     ssize_t k = ::read(p->fd, p->ibuf + p->ilen, static_cast<size_t>(p->icap - p->ilen));
     if (k < 0) {
+      // A signal: Ctrl-C in the REPL asked the engine to stop; anything else reads on.
       if (errno == EINTR) continue;
       io_error(who, p, "read from", errno);
     }
@@ -799,6 +803,13 @@ QUASI_PRIM(p_newline) {
   emit(out_arg(vm, "newline", argc, argv, 0, true), "newline", "\n", 1);
   return kUnspecified;
 }
+// (fresh-line [port]): a newline unless the port is at the start of a line; #t when it wrote one.
+QUASI_PRIM(p_fresh_line) {
+  Port* p = out_arg(vm, "fresh-line", argc, argv, 0, true);
+  if (!(p->flags & kPortMidLine)) return kFalse;
+  emit(p, "fresh-line", "\n", 1);
+  return kTrue;
+}
 
 void print_to(Vm& vm, const char* who, int argc, Value* argv, PrintMode mode) {
   Port* p = out_arg(vm, who, argc, argv, 1, true);
@@ -924,6 +935,7 @@ const PrimDef kPortPrims[] = {
     {"write-u8", p_write_u8, 1, 2, kEffect},
     {"write-bytevector", p_write_bytevector, 1, 4, kEffect},
     {"newline", p_newline, 0, 1, kEffect},
+    {"fresh-line", p_fresh_line, 0, 1, kEffect},
     {"write", p_write, 1, 2, kEffect},
     {"display", p_display, 1, 2, kEffect},
     {"write-shared", p_write_shared, 1, 2, kEffect},

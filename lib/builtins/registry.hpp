@@ -25,5 +25,6 @@ void register_vector_primitives(Environment* env);     // vectors and bytevector
 void register_port_primitives(Environment* env);       // ports, read, write, files
 void register_control_primitives(Environment* env);    // procedures, errors, records, promises
 void register_system_primitives(Environment* env);     // time, process context, misc
+void register_pretty_primitives(Environment* env);     // pretty-print and its parameters
 
 }  // namespace quasi

@@ -345,6 +345,15 @@ Value Engine::eval(std::string_view code, std::string_view source_name) {
   return Value::from_word(bridge::eval(state_->engine, code, source_name));
 }
 
+Value Engine::eval(std::string_view code, std::string_view source_name,
+                   const std::function<void(const Value&)>& on_value) {
+  auto sink = [](void* ctx, Word w) {
+    (*static_cast<const std::function<void(const Value&)>*>(ctx))(Value::from_word(w));
+  };
+  return Value::from_word(
+      bridge::eval_each(state_->engine, code, source_name, sink, const_cast<void*>(static_cast<const void*>(&on_value))));
+}
+
 Value Engine::load(const std::string& path) { return Value::from_word(bridge::load(state_->engine, path)); }
 
 Value Engine::apply(const Value& procedure, const std::vector<Value>& args) {

@@ -360,6 +360,13 @@ Word eval(Engine* e, std::string_view code, std::string_view source_name) {
   return guarded(e, [&] { return eval_source(e->vm, code, std::string(source_name), e->vm.interaction_env); });
 }
 
+Word eval_each(Engine* e, std::string_view code, std::string_view source_name, ValueSink sink, void* ctx) {
+  return guarded(e, [&] {
+    return eval_source(e->vm, code, std::string(source_name), e->vm.interaction_env,
+                       [&](Value v) { sink(ctx, v.bits); });
+  });
+}
+
 Word load(Engine* e, const std::string& path) {
   return guarded(e, [&] { return load_file(e->vm, path, e->vm.interaction_env); });
 }

@@ -44,6 +44,9 @@ Engine* create_engine(const EngineConfig& config = EngineConfig{});
 void destroy_engine(Engine* e);
 void set_limits(Engine* e, uint64_t steps, int64_t time_ns, uint64_t alloc_bytes);
 Word eval(Engine* e, std::string_view code, std::string_view source_name);
+// The same, calling sink(ctx, value) with the value of each top-level form once it has run.
+using ValueSink = void (*)(void* ctx, Word value);
+Word eval_each(Engine* e, std::string_view code, std::string_view source_name, ValueSink sink, void* ctx);
 Word load(Engine* e, const std::string& path);
 // Calls `proc` with argv[0..argc) (words kept reachable by the caller).
 Word apply(Engine* e, Word proc, int argc, const Word* argv);

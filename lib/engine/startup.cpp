@@ -21,6 +21,8 @@ void install_builtins(Environment* env) {
   register_pe_primitives(env);
   register_disasm_primitives(env);
   register_jit_primitives(env);
+  register_pretty_primitives(env);
+  register_introspection_primitives(env);
 }
 
 }  // namespace quasi

@@ -11,4 +11,7 @@ struct Environment;
 // Every builtin primitive of every layer (builtins, vm, pe, jit), in registration order.
 void install_builtins(Environment* env);
 
+// engine/introspection.cpp: procedure-information, documentation.
+void register_introspection_primitives(Environment* env);
+
 }  // namespace quasi

@@ -272,13 +272,15 @@ Value compile_form(Vm& vm, Value form, Environment* env) {
   return compile_toplevel(vm, ir);
 }
 
-Value eval_source(Vm& vm, std::string_view text, const std::string& source_name, Environment* env) {
+Value eval_source(Vm& vm, std::string_view text, const std::string& source_name, Environment* env,
+                  const std::function<void(Value)>& each) {
   StringSource src(text, intern_source_file(source_name));
   Reader reader(src);
   Value result = kUnspecified;
   for (Value form = reader.read(); form != kEof; form = reader.read()) {
     Value thunk = compile_form(vm, form, env);
     result = vm.apply(thunk, 0, nullptr);
+    if (each) each(result);
   }
   return result;
 }
@@ -286,7 +288,7 @@ Value eval_source(Vm& vm, std::string_view text, const std::string& source_name,
 Value load_file(Vm& vm, const std::string& path, Environment* env) {
   std::string text;
   if (!read_file(path, &text))
-    throw_condition("file", "load", "cannot open file \"" + path + "\"", list({make_string_utf8(path)}));
+    throw_condition("file", "load", "cannot open file", list({make_string_utf8(path)}));
   std::string saved = vm.load_dir;
   vm.load_dir = dir_of(path);
   struct Restore {

@@ -273,9 +273,21 @@ Value VmImpl::execute(const Insn* pc) {
   }
 }
 
+namespace {
+thread_local Vm* t_running_vm = nullptr;
+}  // namespace
+
+Vm* running_vm() { return t_running_vm; }
+
+void raise_pending_interrupt() {
+  Vm* vm = t_running_vm;
+  if (vm && vm->interrupt_requested.exchange(false)) throw_condition("interrupt", nullptr, "interrupted");
+}
+
 Value VmImpl::apply(Value proc, int argc, const Value* argv) {
   // Saved so a C++ exception leaving this call leaves the caller's frames intact.
   struct State {
+    Vm* running;  // the thread's running VM before this call
     VmImpl* vm;
     int64_t nframes, fp, top;
     Proto* proto;
@@ -283,6 +295,7 @@ Value VmImpl::apply(Value proc, int argc, const Value* argv) {
     const Insn* error_pc;  // the caller's call site: an error leaving this run is located there
     bool done = false;
     ~State() {
+      t_running_vm = running;
       vm->run_depth--;
       vm->run_id = run_id;
       vm->error_pc = error_pc;
@@ -294,7 +307,8 @@ Value VmImpl::apply(Value proc, int argc, const Value* argv) {
         vm->cur_proto = proto;
       }
     }
-  } saved{this, nframes, fp, top, cur_proto, run_id, error_pc};
+  } saved{t_running_vm, this, nframes, fp, top, cur_proto, run_id, error_pc};
+  t_running_vm = vm;
   active_runs.push_back(run_id);
   run_depth++;
   run_id = run_depth == 1 ? 0 : ++run_counter;

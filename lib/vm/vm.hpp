@@ -59,6 +59,12 @@ struct Vm {
   Value apply(Value proc, int argc, const Value* argv);
 };
 
+// The VM whose code runs on the calling thread (the innermost Vm::apply), or null. A primitive
+// blocked in a system call uses it to see an interrupt (Ctrl-C during read-line on a terminal).
+Vm* running_vm();
+// Raises the 'interrupt error when an interrupt of the running VM is pending (and clears it).
+void raise_pending_interrupt();
+
 // The value a parameter object has in the current dynamic extent (parameterize).
 Value parameter_value(Vm& vm, Value param);
 Value make_parameter(Value init, Value converter);

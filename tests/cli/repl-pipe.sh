@@ -77,6 +77,56 @@ run --stdin ',frob
 expect_match "unknown meta-command" "$ERR" 'unknown command ,frob \(try ,help\)'
 expect_match "the REPL continues after an unknown command" "$OUT" '^2$'
 
+run --stdin '(+ 1 2) (+ 3 4)
+(values 10 (quote x) "s")
+(values)
+(begin (display "out") 5)
+(display "tail")
+' "$QUASI"
+expect_eq "every datum's value, multiple values one per line, fresh lines" "$OUT" '3
+7
+10
+x
+"s"
+out
+5
+tail'
+
+run --stdin '(iota 100)
+,set print-length 5
+(iota 100)
+(list->vector (iota 10))
+,set print-depth 2
+(quote (1 (2 (3 (4)))))
+,set print-length off
+,set print-depth off
+,set width 40
+(iota 30)
+,set
+,set colour 3
+' "$QUASI"
+expect_eq "a long list is pretty-printed over lines of 79 columns" "$(printf '%s\n' "$OUT" | head -4)" '(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28
+ 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54
+ 55 56 57 58 59 60 61 62 63 64 65 66 67 68 69 70 71 72 73 74 75 76 77 78 79 80
+ 81 82 83 84 85 86 87 88 89 90 91 92 93 94 95 96 97 98 99)'
+expect_match ",set print-length cuts lists with an ellipsis" "$OUT" '^\(0 1 2 3 4 \.\.\.\)$'
+expect_match ",set print-length cuts vectors too" "$OUT" '^#\(0 1 2 3 4 \.\.\.\)$'
+expect_match ",set print-depth cuts nesting" "$OUT" '^\(1 \(2 \.\.\.\)\)$'
+expect_match ",set width" "$OUT" '^\(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15$'
+expect_match ",set alone shows the settings" "$OUT" '^print-length off$'
+expect_match ",set with an unknown name says how to use it" "$ERR" '^usage: ,set'
+
+run --stdin '(+ 1
+2)
+' "$QUASI" --interactive
+expect_eq "--interactive prints prompts without a terminal" "$OUT" 'Quasi '"$("$QUASI" --version | cut -d' ' -f2)"' -- ,help lists commands, Ctrl-D exits
+quasi>   ...> 3
+quasi> '
+
+run --stdin ',load /no/such/file.scm
+' "$QUASI"
+expect_eq ",load of a missing file names it once" "$ERR" 'error: load: cannot open file "/no/such/file.scm"'
+
 printf '(define loaded-value 99)\n' > lib.scm
 run --stdin ',load lib.scm
 loaded-value

@@ -54,6 +54,11 @@ class Engine {
   // Reads and evaluates every form of `code`; returns the value of the last one.
   // `source_name` appears in error locations ("<string>", "<repl>", a file name).
   Value eval(std::string_view code, std::string_view source_name = "<string>");
+  // The same, and calls `on_value` with the value of each top-level form of `code` as soon as
+  // that form has run (before the next one is read): what a REPL prints for an entry of several
+  // forms. An error stops the evaluation after the values already delivered.
+  Value eval(std::string_view code, std::string_view source_name,
+             const std::function<void(const Value&)>& on_value);
   // Loads a source file (a program: it may start with `import`). Allowed in a sandboxed engine:
   // the host chooses the file.
   Value load(const std::string& path);
