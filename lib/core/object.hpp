@@ -135,6 +135,12 @@ constexpr uint64_t kWatchedCell = 1u << 10;
 // Environment::define. Set by the partial evaluator to invalidate what depended on the cell.
 extern void (*watched_cell_written)(Value cell);
 Value make_global_cell(Value name);
+// Whether `cell` (a GlobalCell) was defined by `env`. An Environment (eval/environment.hpp) is an
+// Object whose header is its first member, so comparing addresses needs only its declaration.
+struct Environment;
+inline bool cell_owned_by(const GlobalCell* cell, const Environment* env) {
+  return cell->owner.is_ptr() && static_cast<const void*>(cell->owner.obj()) == static_cast<const void*>(env);
+}
 
 // ---- multiple values (only ever in transit between `values` and its consumer) ----------------
 struct MultipleValues : Object {

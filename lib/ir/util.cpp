@@ -2,7 +2,6 @@
 
 #include <vector>
 
-#include "eval/environment.hpp"
 
 namespace quasi {
 
@@ -154,7 +153,7 @@ Primitive* known_primitive(Node* fn, Environment* core) {
   if (fn->kind != NodeKind::GlobalRef || core == nullptr) return nullptr;
   GlobalCell* cell = static_cast<GlobalRefNode*>(fn)->cell.as<GlobalCell>();
   // A cell of another environment may be redefined by the program.
-  if (cell->owner != make_ptr(core)) return nullptr;
+  if (!cell_owned_by(cell, core)) return nullptr;
   if (!is_primitive(cell->value)) return nullptr;
   return cell->value.as<Primitive>();
 }

@@ -15,37 +15,12 @@
 #include <cstdint>
 #include <string>
 
+#include "vm/jit_policy.hpp"
 #include "vm/proto.hpp"
 
 namespace quasi {
 
 struct VmImpl;
-
-enum class JitMode : uint8_t {
-  kOff,    // never compile, never run machine code
-  kOn,     // compile residual procedures at once and other procedures once they are hot
-  kForce,  // compile every procedure the first time it runs
-};
-
-enum JitState : uint8_t {
-  kJitNone = 0,  // not compiled (yet)
-  kJitDone,      // proto->jit holds machine code
-  kJitFailed,    // compilation was refused; never tried again
-};
-
-// Checkpoints a procedure passes (entries, returns into it, backward jumps) before the default
-// policy compiles it.
-constexpr uint32_t kJitHotThreshold = 200;
-
-// Process-wide defaults for new engines: from QUASI_JIT (off|on|force) and QUASI_JIT_LOG (1),
-// overridden by the command line (--no-jit, --jit=force, --jit-log).
-JitMode jit_default_mode();
-void set_jit_default_mode(JitMode mode);
-bool jit_log_enabled();
-void set_jit_log(bool on);
-
-const char* jit_mode_name(JitMode mode);
-bool parse_jit_mode(const std::string& name, JitMode* out);
 
 // Compiles p (one case-lambda clause) to machine code; `why` is logged ("hot", "residual",
 // "forced"). Returns false when the code could not be compiled (p->jit_state = kJitFailed).

@@ -12,6 +12,7 @@
 #include "vm/vm_impl.hpp"
 #include "ir/functor.hpp"
 #include "ir/verify.hpp"
+#include "jit/jit.hpp"
 #include "passes/pass_manager.hpp"
 #include "pe/pe.hpp"
 #include "pe/specializer.hpp"

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "jit/jit.hpp"  // the checkpoint's entry points into the backend (the VM's one upward include)
 #include "vm/vm_impl.hpp"
 
 namespace quasi {

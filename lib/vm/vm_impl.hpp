@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "jit/jit.hpp"
+#include "vm/jit_policy.hpp"
 #include "vm/proto.hpp"
 #include "vm/vm.hpp"
 
