@@ -618,11 +618,21 @@ bool simplify_all(PeState& st, LambdaNode* root, gc_vector<Helper>& helpers) {
   return s.changed;
 }
 
+
+// Every walk here recurses over the code: each round starts only while the code is within the
+// depth the toolkit's guarded walks reach (inlining a helper nests its body deeper).
+bool shallow_enough(LambdaNode* root, const gc_vector<Helper>& helpers) {
+  bool ok = for_each_node(root, [](Node*) {});
+  for (const Helper& h : helpers) ok = ok && for_each_node(h.code, [](Node*) {});
+  return ok;
+}
+
 }  // namespace
 
 void cleanup_residual(PeState& st, LambdaNode* root, gc_vector<Helper>& helpers) {
   t_core = st.core;
   for (int r = 0; r < kCleanupRounds; r++) {
+    if (!shallow_enough(root, helpers)) break;
     bool changed = round(root, helpers);
     changed = inline_tiny(root, helpers) || changed;
     for (int k = 0; k < kCleanupRounds && simplify_all(st, root, helpers); k++) changed = true;

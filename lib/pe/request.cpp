@@ -317,6 +317,16 @@ Value specialize(Vm& vm, PeState& st, Value proc, const std::vector<std::pair<in
       st.stats.fallbacks++;
     }
   }
+  // Cleanup, the renamer and the compiler walk the residual code recursively: code nested deeper
+  // than the toolkit's walks go (kMaxPassDepth, or what is left of the C stack) is not made.
+  if (!trivial) {
+    bool shallow = for_each_node(root, [](Node*) {});
+    for (Helper& h : helpers) shallow = shallow && for_each_node(h.code, [](Node*) {});
+    if (!shallow) {
+      trivial = true;
+      st.stats.budget_exhaustions++;
+    }
+  }
   if (!trivial) cleanup_residual(st, root, helpers);
 
   Node* top = root;
@@ -335,7 +345,12 @@ Value specialize(Vm& vm, PeState& st, Value proc, const std::vector<std::pair<in
     }
   }
   // The residual code must keep the IR's invariants (ir/verify.hpp); if it does not, that is a bug
-  // of the evaluator, and the trivial residual is what the request gets.
+  // of the evaluator, and the trivial residual is what the request gets. Code that cleanup left
+  // nested deeper than the compiler walks gets it too.
+  if (!trivial && !for_each_node(top, [](Node*) {})) {
+    trivial = true;
+    st.stats.budget_exhaustions++;
+  }
   if (!trivial && !verify_ir(top).empty()) {
     trivial = true;
     st.stats.fallbacks++;

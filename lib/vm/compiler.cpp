@@ -1,3 +1,13 @@
+// compiler.cpp — lowers core IR (ir/ir.hpp) to the VM's register bytecode (vm/proto.hpp).
+//
+// Owner: ir. Two steps: the analysis (a FreeVariables subclass: free variables in closure-layout
+// order, captured and boxed variables, letrec groups tied with kFixClosure, self references
+// read as R[0]) and the lowering, the one switch over NodeKind outside lib/ir. Invariants: a
+// closure's free slots are in FreeVariables order (the partial evaluator reads Proto::free_vars by
+// that order); every register the code uses is below nregs; a call's callee and arguments are
+// consecutive registers; calls of builtins with an inline op (PrimFacts::inline_op) become that
+// instruction followed by a data word naming the cell or primitive; IR too deep to analyse is
+// refused with a clean error.
 #include "vm/compiler.hpp"
 
 #include <unordered_map>
