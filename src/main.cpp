@@ -7,6 +7,7 @@
 //   quasi -e EXPR [ARGS...]   evaluate EXPR; (command-line) is ("-e" ARGS...)
 //   quasi --dump-ir=PASS FILE print the core IR of FILE's forms after optimizer pass PASS
 //   quasi -i                  the REPL with prompts even without a terminal (editors)
+//   -I DIR, -A DIR            look for libraries in DIR before / after the built-in ones
 //   --no-jit, --jit=MODE, --jit-log   choose and watch the native-code compiler (any mode)
 //
 // Exit status: 0 when the program finishes, 1 after an uncaught error, n after (exit n),
@@ -14,6 +15,8 @@
 #include <pthread.h>
 #include <signal.h>
 
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -42,6 +45,9 @@ constexpr const char* kHelpText =
     "  -e, --eval EXPR   evaluate EXPR instead of running a file\n"
     "  -h, --help        print this help and exit\n"
     "  -i, --interactive the REPL prints prompts even when stdin is not a terminal\n"
+    "  -I DIR            look for libraries in DIR before the installed and built-in ones\n"
+    "                    (repeatable; searched in the order given)\n"
+    "  -A DIR            look for libraries in DIR after the built-in ones (repeatable)\n"
     "      --dump-ir=PASS FILE\n"
     "                    print the IR of each form of FILE after optimizer pass PASS\n"
     "                    (expand, a pass name, or all) and exit; nothing runs\n"
@@ -54,6 +60,9 @@ constexpr const char* kHelpText =
     "  --                end of options: the next argument is FILE\n"
     "\n"
     "(command-line) returns (FILE ARGS...), or (\"-e\" ARGS...) with -e.\n"
+    "(import (foo bar)) reads foo/bar.sld from, in order: the program's directory (the\n"
+    "current one for the REPL and -e), each -I DIR, each directory of QUASI_LIBRARY_PATH\n"
+    "(separated by ':'), the installed share/quasi/lib, the built-in libraries, each -A DIR.\n"
     "Exit status: 0 on success, 1 after an uncaught error, N after (exit N), 2 on a bad\n"
     "command line.\n";
 
@@ -64,7 +73,33 @@ struct Invocation {
   quasi::Engine::Options engine_options;  // --no-jit, --jit=MODE, --jit-log
   std::string program;  // FILE, "-" or the -e expression
   std::vector<std::string> args;
+  std::vector<std::string> include_dirs;  // -I DIR
+  std::vector<std::string> append_dirs;   // -A DIR
 };
+
+// The library search path (quasi::Engine::Options): -I dirs, QUASI_LIBRARY_PATH, the installed
+// libraries beside the binary (bin/../share/quasi/lib, when it exists); -A dirs after the
+// built-in ones.
+void set_library_path(Invocation& inv) {
+  std::vector<std::string>& path = inv.engine_options.library_path;
+  path = inv.include_dirs;
+  if (const char* env = std::getenv("QUASI_LIBRARY_PATH")) {
+    std::string_view rest = env;
+    while (!rest.empty()) {
+      size_t colon = rest.find(':');
+      std::string_view dir = rest.substr(0, colon);
+      if (!dir.empty()) path.emplace_back(dir);
+      rest = colon == std::string_view::npos ? std::string_view() : rest.substr(colon + 1);
+    }
+  }
+  std::error_code ec;
+  std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    std::filesystem::path installed = exe.parent_path().parent_path() / "share" / "quasi" / "lib";
+    if (std::filesystem::is_directory(installed, ec)) path.push_back(installed.string());
+  }
+  inv.engine_options.library_path_after = inv.append_dirs;
+}
 
 // Parses argv, or returns nullopt after printing why it is not a valid command line.
 std::optional<Invocation> parse_command_line(int argc, char** argv) {
@@ -102,6 +137,18 @@ std::optional<Invocation> parse_command_line(int argc, char** argv) {
         std::cerr << "quasi: --jit takes off, on or force, not '" << m << "'\n" << kUsageLine << kHelpHint;
         return std::nullopt;
       }
+      continue;
+    }
+    if (a == "-I" || a == "-A") {
+      if (i + 1 >= argc) {
+        std::cerr << "quasi: " << a << " needs a directory\n" << kUsageLine << kHelpHint;
+        return std::nullopt;
+      }
+      (a == "-I" ? inv.include_dirs : inv.append_dirs).push_back(argv[++i]);
+      continue;
+    }
+    if (a.size() > 2 && (a.substr(0, 2) == "-I" || a.substr(0, 2) == "-A")) {  // -IDIR
+      (a[1] == 'I' ? inv.include_dirs : inv.append_dirs).emplace_back(a.substr(2));
       continue;
     }
     if (a == "-i" || a == "--interactive") {
@@ -174,13 +221,13 @@ int run_program(quasi::Engine& engine, const Invocation& inv) {
       engine.eval(inv.program, "<command line>");
     } else if (inv.program == "-") {
       std::string text{std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>()};
-      engine.eval(text, "<stdin>");
+      engine.run_program(text, "<stdin>");
     } else {
       if (!std::ifstream(inv.program)) {
         std::cerr << "quasi: cannot open " << inv.program << '\n';
         return kExitError;
       }
-      engine.load(inv.program);
+      engine.run_program_file(inv.program);
     }
   } catch (const quasi::Exit& e) {
     std::cout.flush();
@@ -198,6 +245,7 @@ int run_program(quasi::Engine& engine, const Invocation& inv) {
 static int real_main(int argc, char** argv) {
   std::optional<Invocation> inv = parse_command_line(argc, argv);
   if (!inv) return kExitUsage;
+  set_library_path(*inv);
   switch (inv->mode) {
     case Invocation::Mode::kHelp:
       std::cout << kUsageLine << kHelpText;

@@ -325,6 +325,8 @@ bridge::EngineConfig config_of(const Engine::Options& o) {
   c.alloc_limit = o.memory_limit;
   c.jit_mode = o.jit == Engine::Options::Jit::kDefault ? -1 : int(o.jit) - 1;
   c.jit_log = o.jit_log;
+  c.library_path = o.library_path;
+  c.library_path_after = o.library_path_after;
   return c;
 }
 }  // namespace
@@ -355,6 +357,14 @@ Value Engine::eval(std::string_view code, std::string_view source_name,
 }
 
 Value Engine::load(const std::string& path) { return Value::from_word(bridge::load(state_->engine, path)); }
+
+Value Engine::run_program(std::string_view code, std::string_view source_name) {
+  return Value::from_word(bridge::run_program(state_->engine, code, source_name));
+}
+
+Value Engine::run_program_file(const std::string& path) {
+  return Value::from_word(bridge::run_program_file(state_->engine, path));
+}
 
 Value Engine::apply(const Value& procedure, const std::vector<Value>& args) {
   // The words are copied into a buffer the collector does not scan; the handles in `args` and

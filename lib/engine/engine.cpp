@@ -29,7 +29,7 @@
 #include "engine/engine_bridge.hpp"
 #include "eval/environment.hpp"
 #include "eval/expander.hpp"
-#include "eval/prelude.hpp"
+#include "eval/embedded.hpp"
 #include "engine/toplevel.hpp"
 #include "engine/dump.hpp"
 #include "engine/startup.hpp"
@@ -312,6 +312,8 @@ Engine* create_engine(const EngineConfig& config) {
   if (config.jit_mode >= 0) e->impl->set_jit_mode(JitMode(config.jit_mode));
   if (config.jit_log) set_jit_log(true);
   e->vm.pass_options = &e->pass_options;
+  e->vm.library_path = config.library_path;
+  e->vm.library_path_after = config.library_path_after;
   Environment* core = make_environment(list({intern("quasi"), intern("core")}));
   e->vm.core_env = core;
   e->vm.env_roots.set(list({make_ptr(core)}));
@@ -369,6 +371,19 @@ Word eval_each(Engine* e, std::string_view code, std::string_view source_name, V
 
 Word load(Engine* e, const std::string& path) {
   return guarded(e, [&] { return load_file(e->vm, path, e->vm.interaction_env); });
+}
+
+Word run_program(Engine* e, std::string_view code, std::string_view source_name) {
+  return guarded(e, [&] { return quasi::run_program(e->vm, code, std::string(source_name)); });
+}
+
+Word run_program_file(Engine* e, const std::string& path) {
+  return guarded(e, [&] {
+    std::string text;
+    if (!read_source_text(path, true, &text))
+      throw_condition("file", "run-program", "cannot open file", list({make_string_utf8(path)}));
+    return quasi::run_program(e->vm, text, path);
+  });
 }
 
 Word apply(Engine* e, Word proc, int argc, const Word* argv) {

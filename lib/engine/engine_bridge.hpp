@@ -38,6 +38,8 @@ struct EngineConfig {
   uint64_t alloc_limit = 0;
   int jit_mode = -1;              // -1: the process default (QUASI_JIT); else a JitMode
   bool jit_log = false;           // report compilations on stderr (process-wide)
+  std::vector<std::string> library_path;        // searched after the program's directory
+  std::vector<std::string> library_path_after;  // searched after the built-in libraries
 };
 
 Engine* create_engine(const EngineConfig& config = EngineConfig{});
@@ -48,6 +50,9 @@ Word eval(Engine* e, std::string_view code, std::string_view source_name);
 using ValueSink = void (*)(void* ctx, Word value);
 Word eval_each(Engine* e, std::string_view code, std::string_view source_name, ValueSink sink, void* ctx);
 Word load(Engine* e, const std::string& path);
+// Runs a program (Engine::run_program): text, or the file at `path`.
+Word run_program(Engine* e, std::string_view code, std::string_view source_name);
+Word run_program_file(Engine* e, const std::string& path);
 // Calls `proc` with argv[0..argc) (words kept reachable by the caller).
 Word apply(Engine* e, Word proc, int argc, const Word* argv);
 // The value of a global of the interaction environment; false when unbound.

@@ -2,12 +2,11 @@
 // syntax-rules matching and transcription live in syntax_rules.cpp.
 #include <algorithm>
 #include <atomic>
-#include <fstream>
-#include <sstream>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "core/equality.hpp"
+#include "eval/embedded.hpp"
 #include "eval/expander_impl.hpp"
 #include "read/reader.hpp"
 
@@ -274,14 +273,21 @@ Value expander_features() {
   return out;
 }
 
-Node* expand_toplevel(Value form, Environment* env, Environment* core) {
-  Expander ex(env, core);
+Node* expand_toplevel(Value form, Environment* env, Environment* core, ExpandHost* host) {
+  Expander ex(env, core, host);
   return ex.toplevel(form);
+}
+
+bool feature_requirement_holds(Value requirement, Value form, ExpandHost* host) {
+  Expander ex(nullptr, nullptr, host);
+  ex.loc_ = pair_srcloc(form);
+  return ex.feature_match(requirement, form);
 }
 
 // ---- the expander -----------------------------------------------------------------------------
 
-Expander::Expander(Environment* env, Environment* core) : env_(env), core_(core) {
+Expander::Expander(Environment* env, Environment* core, ExpandHost* host)
+    : env_(env), core_(core), host_(host) {
   root_ = gc_new<Scope>(nullptr, env);
   core_root_ = env == core ? root_ : gc_new<Scope>(nullptr, core);
 }
@@ -357,10 +363,6 @@ Resolved Expander::resolve(Value id, Scope* s) {
     Environment* top = s->top;
     Value b = top->lookup(id);
     Resolved r;
-    if (b == kUnbound && top != core_) {
-      Value c = core_->lookup(id);
-      if (is_macro(c)) b = c;
-    }
     if (is_macro(b)) {
       r.kind = Resolved::Keyword;
       r.macro = b.as<Macro>();
@@ -1621,8 +1623,7 @@ bool Expander::feature_match(Value req, Value form) {
   if (op == "library" && list_length(req) == 2) {
     Value name = cadr(req);
     if (!is_pair(name) || list_length(name) < 1) fail(intern("cond-expand"), "bad library name", name, form);
-    Value first = syntax_to_datum(car(name));
-    return first == intern("scheme") || first == intern("quasi");
+    return host_ && host_->library_exists(syntax_to_datum(name));
   }
   fail(intern("cond-expand"), "bad feature requirement", req, form);
 }
@@ -1652,23 +1653,15 @@ Value Expander::rw_include(Value x, bool fold_case) {
   if (list_length(x) < 2) bad_syntax(car(x), x);
   std::string dir;
   SrcLoc here = loc_of(x);
-  if (here.known()) {
-    const std::string& file = source_file_name(here.file);
-    if (!file.empty() && file[0] != '<') {
-      size_t slash = file.rfind('/');
-      if (slash != std::string::npos) dir = file.substr(0, slash + 1);
-    }
-  }
+  if (here.known()) dir = directory_of(source_file_name(here.file));
   gc_vector<Value> forms;
   for (Value p = cdr(x); is_pair(p); p = cdr(p)) {
     if (!is_string(car(p))) fail(car(x), "file name must be a string:", car(p), x);
     std::string name = string_to_utf8(car(p));
     std::string path = (!name.empty() && name[0] == '/') ? name : dir + name;
-    std::ifstream in(path, std::ios::binary);
-    if (!in) fail(car(x), "cannot open file", car(p), x);
-    std::stringstream buf;
-    buf << in.rdbuf();
-    std::string text = buf.str();
+    std::string text;
+    if (!read_source_text(path, host_ && host_->files_allowed(), &text))
+      fail(car(x), "cannot open file", car(p), x);
     StringSource src(text, intern_source_file(path));
     Reader reader(src);
     if (fold_case) reader.set_fold_case(true);

@@ -81,12 +81,30 @@ inline bool is_identifier(Value v) { return is_symbol(v) || is_identifier_object
 Value identifier_symbol(Value id);
 inline bool is_macro(Value v) { return has_type(v, Type::Macro); }
 
+// What the expander needs from the engine above it, which it cannot see (layers): whether a
+// library exists (cond-expand's `(library name)`), whether files may be read (`include`), and
+// running code at expansion time (procedural macros: the transformer expression of a
+// define-syntax, and each call of the transformer).
+struct ExpandHost {
+  virtual ~ExpandHost() = default;
+  virtual bool library_exists(Value name) = 0;
+  virtual bool files_allowed() = 0;
+  // Compiles and runs `ir`, a top-level expression of `env`, and returns its value.
+  virtual Value run(Node* ir, Environment* env) = 0;
+  virtual Value apply(Value proc, int argc, const Value* argv) = 0;
+};
+
 // Binds every keyword in `core` (quote, lambda, if, define, let, cond, syntax-rules, else, =>, ...).
 void install_special_forms(Environment* core);
 
 // Expands one top-level form. Definitions bind in `env` (define-syntax at once, so later forms
-// see the macro); derived forms reference runtime procedures in `core`.
-Node* expand_toplevel(Value form, Environment* env, Environment* core);
+// see the macro); derived forms reference runtime procedures in `core`. Without a host, no
+// library exists, `include` reads no files and procedural macros are an error.
+Node* expand_toplevel(Value form, Environment* env, Environment* core, ExpandHost* host = nullptr);
+
+// Whether a cond-expand feature requirement holds (`(library name)` asks the host). Errors
+// (a malformed requirement) are 'syntax conditions located at `form`.
+bool feature_requirement_holds(Value requirement, Value form, ExpandHost* host);
 
 // Replaces renamed identifiers by their symbols (copying only what changes; cycles are kept).
 Value syntax_to_datum(Value v);

@@ -24,7 +24,7 @@ int64_t count_pairs(Value v);
 
 class Expander {
  public:
-  Expander(Environment* env, Environment* core);
+  Expander(Environment* env, Environment* core, ExpandHost* host = nullptr);
 
   Node* toplevel(Value form);
 
@@ -55,6 +55,7 @@ class Expander {
   int depth_ = 0;
   Environment* env_;
   Environment* core_;
+  ExpandHost* host_;
   Scope* root_;       // root scope of env_
   Scope* core_root_;  // root scope of core_
 
@@ -128,7 +129,11 @@ class Expander {
   Value rw_cond_expand(Value x, Scope* s);
   Value rw_include(Value x, bool fold_case);
   Value rw_define_record_type(Value x, Scope* s);
+
+ public:
   bool feature_match(Value req, Value form);
+
+ private:
 
   // helpers
   struct Formals {

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <string>
+#include <vector>
 
 #include "core/gc.hpp"
 #include "core/object.hpp"
@@ -22,9 +23,19 @@ struct Vm {
   Environment* core_env = nullptr;         // builtins (the target of install_builtins)
   std::atomic<bool> interrupt_requested{false};  // set through request_interrupt()
   GcRoot command_line{kNil};               // list of strings
-  GcRoot libraries{kNil};                  // alist: library name -> Environment of its exports
   GcRoot env_roots{kNil};                  // keeps core_env and interaction_env alive
-  std::string load_dir;                    // directory of the file being loaded ("" = cwd)
+  // ---- libraries (engine/library.cpp) ----
+  GcRoot libraries{kNil};                  // alist: library name -> Environment of its exports
+  GcRoot libraries_loading{kNil};          // names of libraries being defined, innermost first
+  GcRoot library_allow{kFalse};            // #f, or the names `import` may load (a sandbox's choice)
+  GcRoot host_libraries{kNil};             // names of libraries the host registered (always allowed)
+  // Where `import` looks first: the directory of the program being run or loaded, or the root a
+  // library was found under while its definition runs ("" = the current directory).
+  std::string load_dir;
+  // Directories searched after load_dir and before the libraries built into the binary, and
+  // those searched after the built-in ones (Engine::Options, `quasi -I/-A`).
+  std::vector<std::string> library_path;
+  std::vector<std::string> library_path_after;
   VmImpl* impl = nullptr;
   PassOptions* pass_options = nullptr;     // optimizer options (passes/pass_manager.hpp); null: defaults
 

@@ -37,6 +37,13 @@ class Engine {
     Jit jit = Jit::kDefault;
     bool jit_log = false;
 
+    // Where `import` looks for a library file, (foo bar) being foo/bar.sld: first the directory
+    // of the program being run (the current directory for eval), then library_path in order,
+    // then the libraries built into Quasi (the R7RS ones, the SRFIs, (quasi ...)), then
+    // library_path_after. Without allow_files only the built-in libraries are found.
+    std::vector<std::string> library_path;
+    std::vector<std::string> library_path_after;
+
     // No file, process or environment access.
     static Options sandboxed() {
       Options o;
@@ -59,9 +66,18 @@ class Engine {
   // forms. An error stops the evaluation after the values already delivered.
   Value eval(std::string_view code, std::string_view source_name,
              const std::function<void(const Value&)>& on_value);
-  // Loads a source file (a program: it may start with `import`). Allowed in a sandboxed engine:
+  // Loads a source file as the REPL's `load` does: its forms run one by one in the interaction
+  // environment, and an `import` in it adds to that environment. Allowed in a sandboxed engine:
   // the host chooses the file.
   Value load(const std::string& path);
+  // Runs `code` as an R7RS program, as `quasi FILE` does. A program that starts with `import`
+  // runs in a new environment holding only what it imports (so its definitions are not globals
+  // of this engine afterwards); one without runs in the interaction environment, like eval.
+  // Either way the program's top-level definitions are in scope in its whole text, also in the
+  // procedures defined before them, and the whole text is read before any of it runs.
+  Value run_program(std::string_view code, std::string_view source_name = "<program>");
+  // The same for a file; libraries are looked for beside it first. Allowed in a sandboxed engine.
+  Value run_program_file(const std::string& path);
 
   // Calls the global procedure `name`, or a procedure value, with converted arguments.
   template <class... Args>

@@ -53,3 +53,19 @@ if(PKG_CONFIG)
   run(${WORK_DIR}/rules_example_pc ${SOURCE_DIR}/rules.scm)
   message(STATUS "rules_example (pkg-config): ok")
 endif()
+
+# 3. The Scheme libraries: installed to share/quasi/lib, where the installed `quasi` finds them
+#    (a site library added there is importable).
+if(NOT EXISTS ${prefix}/share/quasi/lib/scheme/base.sld)
+  message(FATAL_ERROR "not installed: share/quasi/lib/scheme/base.sld")
+endif()
+if(EXISTS ${prefix}/bin/quasi)
+  file(WRITE ${prefix}/share/quasi/lib/site/probe.sld
+       "(define-library (site probe) (import (scheme base)) (export probe) (begin (define probe 42)))\n")
+  file(WRITE ${WORK_DIR}/probe.scm "(import (scheme base) (scheme write) (site probe))\n(display probe)\n")
+  run(${prefix}/bin/quasi ${WORK_DIR}/probe.scm)
+  if(NOT last_output STREQUAL "42")
+    message(FATAL_ERROR "the installed quasi did not find share/quasi/lib/site/probe.sld: ${last_output}")
+  endif()
+  message(STATUS "installed libraries: ok")
+endif()
