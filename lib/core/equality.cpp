@@ -3,6 +3,7 @@
 #include <cstring>
 #include <unordered_map>
 
+#include "core/foreign.hpp"
 #include "core/numbers.hpp"
 #include "core/object.hpp"
 
@@ -49,6 +50,8 @@ int compare_leaf(Value x, Value y) {
     case Type::Bignum:
     case Type::Ratnum:
       return num_eqv(x, y);
+    case Type::Foreign:  // a C++ type's own equality, when the embedding gave one
+      return foreign_equal(x.as<Foreign>(), y.as<Foreign>());
     default:
       return 0;
   }
@@ -244,6 +247,10 @@ uint64_t hash_rec(Value v, int64_t& budget, int depth) {
     case Type::Bytevector:
       --budget;
       return hash_bytes(v.as<Bytevector>()->bytes(), v.as<Bytevector>()->length());
+    case Type::Foreign: {
+      uint64_t h;
+      return foreign_hash(v.as<Foreign>(), &h) ? mix(h) : eqv_hash(v);
+    }
     default:
       return eqv_hash(v);
   }

@@ -1,8 +1,12 @@
 // api.cpp — the public classes of quasi.hpp, implemented through engine_bridge.hpp.
-#include <deque>
+#include <algorithm>
+#include <atomic>
+#include <climits>
 #include <mutex>
 #include <ostream>
+#include <typeindex>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "engine/engine_bridge.hpp"
 #include "quasi/quasi.hpp"
@@ -29,17 +33,55 @@ inline namespace api {
 
 using detail::Word;
 
+namespace detail {
+
+// What a Value's root slot and a registered function know of their engine. Counted references:
+// the engine holds one, each Value root slot one, each registration one; `engine` turns null when
+// the engine is destroyed.
+struct EngineLink {
+  std::atomic<int> refs{1};
+  std::atomic<Engine*> engine{nullptr};
+  std::mutex mu;                                      // guards `registrations`
+  std::unordered_set<struct Registration*> registrations;  // host functions alive
+};
+
+// One registered procedure: owned by its Scheme procedure (released by the collector's
+// finalizer) and by the engine (which drops `fn` when destroyed), whichever goes first.
+struct Registration {
+  EngineLink* link;
+  std::shared_ptr<HostFunction> fn;
+};
+
+}  // namespace detail
+
+using detail::EngineLink;
+using detail::Registration;
+
 struct Engine::State {
   bridge::Engine* engine = nullptr;
   Options options;
-  std::vector<std::unique_ptr<detail::HostFunction>> functions;  // alive as long as the engine
-  std::deque<std::string> names;                                 // their names (stable storage)
+  EngineLink* link = nullptr;
 };
 
 namespace {
 
 // Words that name heap objects (value.hpp: 8-byte aligned pointers, low bits 000) need a root.
 bool names_heap_object(Word w) { return w != 0 && (w & 7) == 0; }
+
+void retain(EngineLink* link) {
+  if (link) link->refs.fetch_add(1, std::memory_order_relaxed);
+}
+void unref(EngineLink* link) {
+  if (link && link->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) delete link;
+}
+EngineLink* link_of_slot(const Word* slot) { return slot ? reinterpret_cast<EngineLink*>(slot[1]) : nullptr; }
+
+// A root slot for `w` (a heap word) holding a reference on `link`.
+Word* new_slot(Word w, EngineLink* link) {
+  Word* slot = bridge::new_root(w, reinterpret_cast<Word>(link));
+  retain(link);
+  return slot;
+}
 
 // Names of foreign types by key, for messages about values from any engine.
 struct TypeNames {
@@ -62,8 +104,200 @@ std::string with_article(const std::string& noun) {
   return (vowel ? "an " : "a ") + noun;
 }
 
+// ---- registered functions ----
+
 Word invoke_host(void* ctx, int argc, const Word* argv) {
-  return static_cast<detail::HostFunction*>(ctx)->invoke(argc, argv);
+  detail::HostFunction* fn = static_cast<Registration*>(ctx)->fn.get();
+  if (!fn) throw Error("the engine of this procedure has been destroyed");
+  return fn->invoke(argc, argv);
+}
+
+// The collector's finalizer of a registered procedure (any thread).
+void release_host(void* ctx) {
+  auto* reg = static_cast<Registration*>(ctx);
+  EngineLink* link = reg->link;
+  std::shared_ptr<detail::HostFunction> fn;
+  {
+    std::lock_guard<std::mutex> lock(link->mu);
+    link->registrations.erase(reg);
+    fn = std::move(reg->fn);
+  }
+  fn.reset();  // outside the lock: its destructor may release Values
+  delete reg;
+  unref(link);
+}
+
+std::string describe_arguments(int argc, const Word* argv) {
+  std::string s = "(";
+  for (int i = 0; i < argc; i++) s += (i ? " " : "") + bridge::describe(argv[i]);
+  return s + ")";
+}
+
+// Several C++ callables behind one Scheme procedure (Engine::define with several callables,
+// Engine::overload, a TypeBuilder member defined twice).
+class OverloadSet final : public detail::HostFunction {
+ public:
+  OverloadSet(std::string name, std::vector<std::shared_ptr<detail::HostFunction>> candidates)
+      : name_(std::move(name)), candidates_(std::move(candidates)) {
+    min_args = INT32_MAX;
+    max_args = 0;
+    for (const auto& c : candidates_) {
+      min_args = std::min(min_args, c->min_args);
+      max_args = (c->max_args < 0 || max_args < 0) ? -1 : std::max(max_args, c->max_args);
+    }
+  }
+  const std::vector<std::shared_ptr<detail::HostFunction>>& candidates() const { return candidates_; }
+
+  Word invoke(int argc, const Word* argv) override {
+    for (bool exact : {true, false})
+      for (const auto& c : candidates_)
+        if (c->accepts(argc, argv, exact)) return c->invoke(argc, argv);
+    // None fits. If only one takes this many arguments, its own conversion error says best
+    // which argument is wrong.
+    detail::HostFunction* only = nullptr;
+    int with_arity = 0;
+    for (const auto& c : candidates_)
+      if (argc >= c->min_args && (c->max_args < 0 || argc <= c->max_args)) {
+        only = c.get();
+        with_arity++;
+      }
+    if (with_arity == 1) return only->invoke(argc, argv);
+    std::string message = "no overload accepts " + describe_arguments(argc, argv) + "; candidates:";
+    for (size_t i = 0; i < candidates_.size(); i++) message += (i ? ", " : " ") + candidates_[i]->signature(name_);
+    throw Error(message, with_arity == 0 ? "arity" : "type");
+  }
+  bool accepts(int argc, const Word* argv, bool exact) const override {
+    for (const auto& c : candidates_)
+      if (c->accepts(argc, argv, exact)) return true;
+    return false;
+  }
+  std::string signature(std::string_view name) const override {
+    std::string s;
+    for (const auto& c : candidates_) s += (s.empty() ? "" : " | ") + c->signature(name);
+    return s;
+  }
+
+ private:
+  std::string name_;
+  std::vector<std::shared_ptr<detail::HostFunction>> candidates_;
+};
+
+// ---- foreign objects: bases and hooks (process-wide, by type key) ----
+
+struct BaseEdge {
+  const void* base;
+  void* (*upcast)(void*);
+};
+struct TypeHooks {
+  std::function<std::string(void*)> print;
+  std::function<bool(void*, void*)> equal;
+  std::function<size_t(void*)> hash;
+};
+struct ForeignTypes {
+  std::mutex mu;
+  std::unordered_map<std::type_index, const void*> dynamic;     // typeid -> key (polymorphic types)
+  std::unordered_map<const void*, std::vector<BaseEdge>> bases;  // derived -> direct bases
+  std::unordered_map<const void*, std::shared_ptr<const TypeHooks>> hooks;
+};
+ForeignTypes& foreign_types() {
+  static ForeignTypes* t = new ForeignTypes;
+  return *t;
+}
+
+// `object` (of type `from`) as a pointer to `to`, walking the registered bases; null if `to` is
+// not `from` or one of its bases.
+void* cast_to(const void* from, void* object, const void* to, int depth = 0) {
+  if (from == to) return object;
+  if (depth > 64) return nullptr;
+  std::vector<BaseEdge> edges;
+  {
+    ForeignTypes& t = foreign_types();
+    std::lock_guard<std::mutex> lock(t.mu);
+    auto it = t.bases.find(from);
+    if (it == t.bases.end()) return nullptr;
+    edges = it->second;
+  }
+  for (const BaseEdge& e : edges)
+    if (void* p = cast_to(e.base, e.upcast(object), to, depth + 1)) return p;
+  return nullptr;
+}
+
+// The hooks of `key`'s type or its nearest base that has `which`, and the object cast to it.
+template <class Member>
+std::shared_ptr<const TypeHooks> find_hooks(const void* key, void*& object, const void*& owner, Member which,
+                                            int depth = 0) {
+  ForeignTypes& t = foreign_types();
+  std::vector<BaseEdge> edges;
+  {
+    std::lock_guard<std::mutex> lock(t.mu);
+    auto it = t.hooks.find(key);
+    if (it != t.hooks.end() && (*it->second).*which) {
+      owner = key;
+      return it->second;
+    }
+    auto b = t.bases.find(key);
+    if (b != t.bases.end()) edges = b->second;
+  }
+  if (depth > 64) return nullptr;
+  for (const BaseEdge& e : edges) {
+    void* base_object = e.upcast(object);
+    if (auto h = find_hooks(e.base, base_object, owner, which, depth + 1)) {
+      object = base_object;
+      return h;
+    }
+  }
+  return nullptr;
+}
+
+bool hook_print(const void* key, void* object, std::string& out) {
+  const void* owner = nullptr;
+  auto h = find_hooks(key, object, owner, &TypeHooks::print);
+  if (!h) return false;
+  try {
+    out += h->print(object);
+    return true;
+  } catch (...) {
+    return false;  // a printer that fails prints the default form
+  }
+}
+
+int hook_equal(const void* key_a, void* a, const void* key_b, void* b) {
+  const void* owner = nullptr;
+  auto h = find_hooks(key_a, a, owner, &TypeHooks::equal);
+  if (!h) return -1;
+  void* b_as = cast_to(key_b, b, owner);
+  if (!b_as) return 0;
+  try {
+    return h->equal(a, b_as) ? 1 : 0;
+  } catch (...) {
+    return 0;
+  }
+}
+
+bool hook_hash(const void* key, void* object, uint64_t* out) {
+  const void* owner = nullptr;
+  void* o = object;
+  auto eq = find_hooks(key, o, owner, &TypeHooks::equal);
+  if (!eq) return false;  // identity equality: identity hash
+  const void* hash_owner = nullptr;
+  void* ho = object;
+  auto h = find_hooks(key, ho, hash_owner, &TypeHooks::hash);
+  // A hash is consistent with the equality only if given at or below the type that owns it;
+  // otherwise every object of that type hashes alike.
+  if (h && cast_to(hash_owner, ho, owner) != nullptr) {
+    try {
+      *out = uint64_t(h->hash(ho));
+      return true;
+    } catch (...) {
+    }
+  }
+  *out = uint64_t(reinterpret_cast<uintptr_t>(owner));
+  return true;
+}
+
+void install_hooks_once() {
+  static std::once_flag once;
+  std::call_once(once, [] { bridge::set_foreign_hooks({hook_print, hook_equal, hook_hash}); });
 }
 
 }  // namespace
@@ -86,12 +320,43 @@ Word make_bool(bool b) { return bridge::make_bool(b); }
 Word make_char(char32_t c) { return bridge::make_char(c); }
 Word make_string(std::string_view utf8) { return bridge::make_string(utf8); }
 Word make_symbol(std::string_view utf8) { return bridge::make_symbol(utf8); }
+Word make_bytevector(const void* bytes, size_t n) { return bridge::make_bytevector(bytes, n); }
+Word make_vector(size_t n) { return bridge::make_vector(int64_t(n)); }
+void vector_set(Word v, size_t i, Word x) { bridge::vector_set(v, int64_t(i), x); }
+Word vector_ref(Word v, size_t i) { return bridge::vector_ref(v, int64_t(i)); }
 Word nil() { return bridge::nil(); }
 Word unspecified() { return bridge::unspecified(); }
 Word cons(Word a, Word d) { return bridge::cons(a, d); }
+Kind kind(Word w) { return Kind(int(bridge::kind(w))); }
+static_assert(int(Kind::Other) == int(bridge::Kind::Other), "detail::Kind mirrors bridge::Kind");
+Word car(Word w) { return bridge::car(w); }
+Word cdr(Word w) { return bridge::cdr(w); }
+
+int64_t list_length(Word w) {
+  bridge::Kind k = bridge::kind(w);
+  if (k != bridge::Kind::Null && k != bridge::Kind::Pair) return -1;
+  return bridge::length(w);
+}
+int64_t sequence_length(Word w) {
+  if (bridge::kind(w) == bridge::Kind::Vector) return bridge::length(w);
+  return list_length(w);
+}
 
 void type_mismatch(Word got, const char* expected) {
   throw Error(std::string("expected ") + expected + ", got " + bridge::describe(got), "type");
+}
+
+void length_mismatch(Word got, size_t expected) {
+  throw Error("expected " + std::to_string(expected) + " elements, got " + bridge::describe(got), "range");
+}
+
+bool fits_int(Word w, int64_t min, int64_t max) {
+  int64_t n;
+  return bridge::to_int64(w, &n) && n >= min && n <= max;
+}
+bool fits_uint(Word w, uint64_t max) {
+  uint64_t n;
+  return bridge::to_uint64(w, &n) && n <= max;
 }
 
 int64_t to_int(Word w, int64_t min, int64_t max) {
@@ -116,7 +381,9 @@ uint64_t to_uint(Word w, uint64_t max) {
 
 double to_double(Word w) {
   double d;
-  if (!bridge::to_double(w, &d)) type_mismatch(w, "a real number");
+  bridge::Kind k = bridge::kind(w);
+  bool real = k == bridge::Kind::Integer || k == bridge::Kind::Rational || k == bridge::Kind::Real;
+  if (!real || !bridge::to_double(w, &d)) type_mismatch(w, "a real number");
   return d;
 }
 
@@ -135,6 +402,13 @@ std::string to_string(Word w) {
   }
 }
 
+std::pair<uint8_t*, size_t> bytevector_bytes(Word w) {
+  if (bridge::kind(w) != bridge::Kind::Bytevector) type_mismatch(w, "a bytevector");
+  size_t n = 0;
+  uint8_t* p = bridge::bytevector_data(w, &n);
+  return {p, n};
+}
+
 void for_each_element(Word seq, void (*fn)(void* ctx, Word element), void* ctx) {
   bridge::Kind k = bridge::kind(seq);
   if (k == bridge::Kind::Vector) {
@@ -147,46 +421,165 @@ void for_each_element(Word seq, void (*fn)(void* ctx, Word element), void* ctx) 
   for (Word l = seq; bridge::kind(l) == bridge::Kind::Pair; l = bridge::cdr(l)) fn(ctx, bridge::car(l));
 }
 
-Word make_foreign(Engine* e, const void* key, void* object, void* holder, void (*release)(void*)) {
+void ListBuilder::push(Word item) {
+  Word cell = bridge::cons(item, bridge::nil());
+  if (!head_.is_pair()) head_ = Value::from_word(cell);
+  else bridge::set_cdr(tail_, cell);
+  tail_ = cell;  // reachable from head_
+}
+
+std::string cat(std::initializer_list<std::string_view> parts) {
+  std::string out;
+  for (std::string_view p : parts) out += p;
+  return out;
+}
+
+std::string join(std::initializer_list<std::string> parts, std::string_view separator) {
+  std::string out;
+  for (const std::string& p : parts) {
+    if (!out.empty()) out += separator;
+    out += p;
+  }
+  return out;
+}
+
+std::string signature_text(std::string_view name, std::initializer_list<std::string> params, int required,
+                           bool variadic) {
+  std::string s = "(" + std::string(name);
+  int i = 0;
+  for (const std::string& p : params) {
+    if (variadic && i == int(params.size()) - 1) s += " ...";
+    else if (i >= required) s += " [" + p + "]";
+    else s += " " + p;
+    i++;
+  }
+  return s + ")";
+}
+
+std::string type_name_from_signature(const char* pretty) {
+  // GCC: "... type_name() [with T = ns::Point; std::string = ...]"; Clang: "... [T = ns::Point]".
+  std::string_view s(pretty);
+  size_t at = s.find("T = ");
+  if (at == std::string_view::npos) return "a C++ type";
+  s.remove_prefix(at + 4);
+  int depth = 0;
+  size_t end = 0;
+  for (; end < s.size(); end++) {
+    char c = s[end];
+    if (c == '<' || c == '(' || c == '[') depth++;
+    else if ((c == '>' || c == ')') && depth > 0) depth--;
+    else if ((c == ';' || c == ']') && depth == 0) break;
+  }
+  std::string name(s.substr(0, end));
+  for (std::string_view anon : {"(anonymous namespace)::", "{anonymous}::"})
+    for (size_t p; (p = name.find(anon)) != std::string::npos;) name.erase(p, anon.size());
+  return name;
+}
+
+void argument_error(const Error& e, std::size_t index, const std::string& cpp_type) {
+  if (e.payload()) throw e;  // a Scheme error from inside a conversion: not about the argument
+  throw Error("argument " + std::to_string(index + 1) + " (" + cpp_type + "): " + e.message(), e.kind());
+}
+
+void engine_gone(const Value& proc) {
+  throw Error(proc.to_string() + ": the engine of this procedure has been destroyed");
+}
+
+void result_error(const Error& e, const Value& proc, const std::string& cpp_type) {
+  if (e.payload()) throw e;
+  throw Error("result of " + proc.to_string() + " (" + cpp_type + "): " + e.message(), e.kind());
+}
+
+Word make_foreign(Engine* e, const void* key, void* object, std::shared_ptr<void>* holder) {
   bridge::Engine* be = e ? e->internal_state().engine : nullptr;
-  return bridge::make_foreign(be, key, object, holder, release);
+  void (*release)(void*) = [](void* h) { delete static_cast<std::shared_ptr<void>*>(h); };
+  return bridge::make_foreign(be, key, object, holder, holder ? release : nullptr);
 }
 
-void* foreign_object(Engine*, Word w, const void* key, void** holder) {
+void* foreign_object(Word w, const void* key, std::shared_ptr<void>** holder) {
   const void* k = nullptr;
   void* object = nullptr;
-  if (!bridge::foreign_parts(w, &k, &object, holder) || k != key)
-    type_mismatch(w, with_article(type_name_of(key)).c_str());
-  return object;
+  void* h = nullptr;
+  void* cast = bridge::foreign_parts(w, &k, &object, &h) ? cast_to(k, object, key) : nullptr;
+  if (!cast) type_mismatch(w, with_article(type_name_of(key)).c_str());
+  if (holder) *holder = static_cast<std::shared_ptr<void>*>(h);
+  return cast;
 }
 
-bool is_foreign_of(Word w, const void* key) {
+int foreign_match(Word w, const void* key) {
   const void* k = nullptr;
   void* object = nullptr;
-  return bridge::foreign_parts(w, &k, &object, nullptr) && k == key;
+  if (!bridge::foreign_parts(w, &k, &object, nullptr)) return 0;
+  if (k == key) return 2;
+  return cast_to(k, object, key) ? 1 : 0;
+}
+
+const void* registered_dynamic_type(const std::type_info& type) {
+  ForeignTypes& t = foreign_types();
+  std::lock_guard<std::mutex> lock(t.mu);
+  auto it = t.dynamic.find(std::type_index(type));
+  return it == t.dynamic.end() ? nullptr : it->second;
+}
+
+void register_dynamic_type(const std::type_info& type, const void* key) {
+  ForeignTypes& t = foreign_types();
+  std::lock_guard<std::mutex> lock(t.mu);
+  t.dynamic[std::type_index(type)] = key;
+}
+
+void register_base(const void* derived, const void* base, void* (*upcast)(void*)) {
+  ForeignTypes& t = foreign_types();
+  std::lock_guard<std::mutex> lock(t.mu);
+  auto& edges = t.bases[derived];
+  for (const BaseEdge& e : edges)
+    if (e.base == base) return;
+  edges.push_back({base, upcast});
+}
+
+void set_type_hooks(const void* key, std::function<std::string(void*)> print, std::function<bool(void*, void*)> equal,
+                    std::function<size_t(void*)> hash) {
+  install_hooks_once();
+  ForeignTypes& t = foreign_types();
+  std::lock_guard<std::mutex> lock(t.mu);
+  auto old = t.hooks[key];
+  auto h = std::make_shared<TypeHooks>(old ? *old : TypeHooks{});
+  if (print) h->print = std::move(print);
+  if (equal) h->equal = std::move(equal);
+  if (hash) h->hash = std::move(hash);
+  t.hooks[key] = std::move(h);
 }
 
 }  // namespace detail
 
 // ---- Value ---------------------------------------------------------------------------------------
 
-Value::Value(const Value& other) : word_(other.word_), root_(names_heap_object(other.word_) ? bridge::new_root(other.word_) : nullptr) {}
+Value::Value(const Value& other)
+    : word_(other.word_), root_(names_heap_object(other.word_) ? new_slot(other.word_, link_of_slot(other.root_)) : nullptr) {}
 
 Value& Value::operator=(const Value& other) {
   if (this == &other) return *this;
   if (names_heap_object(other.word_)) {
-    if (root_) *root_ = other.word_;
-    else root_ = bridge::new_root(other.word_);
-  } else if (root_) {
-    bridge::free_root(root_);
-    root_ = nullptr;
+    EngineLink* link = link_of_slot(other.root_);
+    if (root_) {
+      retain(link);
+      unref(link_of_slot(root_));
+      root_[0] = other.word_;
+      root_[1] = reinterpret_cast<Word>(link);
+    } else {
+      root_ = new_slot(other.word_, link);
+    }
+  } else {
+    release();
   }
   word_ = other.word_;
   return *this;
 }
 
 void Value::release() noexcept {
-  if (root_) bridge::free_root(root_);
+  if (!root_) return;
+  EngineLink* link = link_of_slot(root_);
+  bridge::free_root(root_);
+  unref(link);
   root_ = nullptr;
 }
 
@@ -195,24 +588,55 @@ Word Value::word() const { return word_ ? word_ : bridge::unspecified(); }
 Value Value::from_word(Word w) {
   Value v;
   v.word_ = w;
-  if (names_heap_object(w)) v.root_ = bridge::new_root(w);
+  if (names_heap_object(w)) v.root_ = new_slot(w, nullptr);
   return v;
 }
+
+Value Value::from_word(Word w, Engine* e) {
+  Value v;
+  v.word_ = w;
+  if (names_heap_object(w)) v.root_ = new_slot(w, e ? e->link() : nullptr);
+  return v;
+}
+
+Value Value::from_word(Word w, const Value& origin) {
+  Value v;
+  v.word_ = w;
+  if (names_heap_object(w)) v.root_ = new_slot(w, link_of_slot(origin.root_));
+  return v;
+}
+
+Engine* Value::engine() const {
+  EngineLink* link = link_of_slot(root_);
+  return link ? link->engine.load(std::memory_order_acquire) : nullptr;
+}
+
+namespace {
+// The engine link of the first of `items` that has one (a list of an engine's values belongs to it).
+const Value& first_with_engine(const std::vector<Value>& items) {
+  static const Value none;
+  for (const Value& v : items)
+    if (v.engine()) return v;
+  return none;
+}
+}  // namespace
 
 Value Value::symbol(std::string_view name) { return from_word(bridge::make_symbol(name)); }
 Value Value::character(char32_t c) { return from_word(bridge::make_char(c)); }
 Value Value::empty_list() { return from_word(bridge::nil()); }
-Value Value::cons(const Value& car, const Value& cdr) { return from_word(bridge::cons(car.word(), cdr.word())); }
+Value Value::cons(const Value& car, const Value& cdr) {
+  return from_word(bridge::cons(car.word(), cdr.word()), car.engine() ? car : cdr);
+}
 
 Value Value::list(const std::vector<Value>& items) {
   Word l = bridge::nil();  // on the stack: scanned; the items are rooted by their handles
   for (auto it = items.rbegin(); it != items.rend(); ++it) l = bridge::cons(it->word(), l);
-  return from_word(l);
+  return from_word(l, first_with_engine(items));
 }
 Value Value::list(std::initializer_list<Value> items) { return list(std::vector<Value>(items)); }
 
 Value Value::vector(const std::vector<Value>& items) {
-  Value v = from_word(bridge::make_vector(int64_t(items.size())));
+  Value v = from_word(bridge::make_vector(int64_t(items.size())), first_with_engine(items));
   for (size_t i = 0; i < items.size(); i++) bridge::vector_set(v.word(), int64_t(i), items[i].word());
   return v;
 }
@@ -258,22 +682,67 @@ Value Value::operator[](size_t i) const {
   Word w = word();
   if (is_vector()) {
     if (i >= size()) throw Error("index " + std::to_string(i) + " out of range for " + bridge::describe(w), "range");
-    return from_word(bridge::vector_ref(w, int64_t(i)));
+    return from_word(bridge::vector_ref(w, int64_t(i)), *this);
   }
   if (!is_list()) detail::type_mismatch(w, "a list or vector");
   for (size_t k = 0; k < i && bridge::kind(w) == bridge::Kind::Pair; k++) w = bridge::cdr(w);
   if (bridge::kind(w) != bridge::Kind::Pair)
     throw Error("index " + std::to_string(i) + " out of range for " + bridge::describe(word()), "range");
-  return from_word(bridge::car(w));
+  return from_word(bridge::car(w), *this);
 }
 
 Value Value::car() const {
   if (!is_pair()) detail::type_mismatch(word(), "a pair");
-  return from_word(bridge::car(word()));
+  return from_word(bridge::car(word()), *this);
 }
 Value Value::cdr() const {
   if (!is_pair()) detail::type_mismatch(word(), "a pair");
-  return from_word(bridge::cdr(word()));
+  return from_word(bridge::cdr(word()), *this);
+}
+
+Value::iterator Value::begin() const {
+  iterator it;
+  if (is_vector()) {
+    it.vector_ = true;
+    it.seq_ = *this;
+  } else if (is_list()) {
+    if (is_pair()) it.seq_ = *this;
+  } else {
+    detail::type_mismatch(word(), "a list or vector");
+  }
+  return it;
+}
+
+bool Value::iterator::at_end() const {
+  if (vector_) return index_ >= size_t(bridge::length(seq_.word()));
+  return !seq_.is_pair();
+}
+
+Value Value::iterator::operator*() const {
+  if (at_end()) throw Error("dereferencing the end of a Value's elements", "range");
+  Word w = seq_.word();
+  return from_word(vector_ ? bridge::vector_ref(w, int64_t(index_)) : bridge::car(w), seq_);
+}
+
+Value::iterator& Value::iterator::operator++() {
+  if (vector_) {
+    index_++;
+  } else if (seq_.is_pair()) {
+    Word next = bridge::cdr(seq_.word());
+    if (names_heap_object(next)) {
+      seq_.word_ = next;  // the same root slot: no allocation per step
+      seq_.root_[0] = next;
+    } else {
+      seq_ = Value();
+    }
+  }
+  return *this;
+}
+
+bool Value::iterator::operator==(const iterator& other) const {
+  bool a = at_end(), b = other.at_end();
+  if (a || b) return a == b;
+  return seq_.word() == other.seq_.word() && index_ == other.index_;
 }
 
 std::string Value::to_string() const {
@@ -336,27 +805,42 @@ Engine::Engine() : Engine(Options{}) {}
 Engine::Engine(const Options& options) : state_(std::make_unique<State>()) {
   state_->options = options;
   state_->engine = bridge::create_engine(config_of(options));
+  state_->link = new EngineLink;
+  state_->link->engine.store(this, std::memory_order_release);
 }
 
 Engine::~Engine() {
+  EngineLink* link = state_->link;
+  // From here on, values and procedures of this engine know it is gone.
+  std::vector<std::shared_ptr<detail::HostFunction>> functions;
+  {
+    std::lock_guard<std::mutex> lock(link->mu);
+    link->engine.store(nullptr, std::memory_order_release);
+    for (Registration* reg : link->registrations) functions.push_back(std::move(reg->fn));
+    link->registrations.clear();
+  }
   bridge::destroy_engine(state_->engine);
-  // Host functions go last: nothing can call them once the engine is gone.
+  functions.clear();  // the host functions go last: nothing can call them once the engine is gone
+  unref(link);
 }
 
+detail::EngineLink* Engine::link() const { return state_->link; }
+
 Value Engine::eval(std::string_view code, std::string_view source_name) {
-  return Value::from_word(bridge::eval(state_->engine, code, source_name));
+  return Value::from_word(bridge::eval(state_->engine, code, source_name), this);
 }
 
 Value Engine::eval(std::string_view code, std::string_view source_name,
                    const std::function<void(const Value&)>& on_value) {
   auto sink = [](void* ctx, Word w) {
-    (*static_cast<const std::function<void(const Value&)>*>(ctx))(Value::from_word(w));
+    auto* c = static_cast<std::pair<const std::function<void(const Value&)>*, Engine*>*>(ctx);
+    (*c->first)(Value::from_word(w, c->second));
   };
-  return Value::from_word(
-      bridge::eval_each(state_->engine, code, source_name, sink, const_cast<void*>(static_cast<const void*>(&on_value))));
+  std::pair<const std::function<void(const Value&)>*, Engine*> ctx{&on_value, this};
+  return Value::from_word(bridge::eval_each(state_->engine, code, source_name, sink, &ctx), this);
 }
 
-Value Engine::load(const std::string& path) { return Value::from_word(bridge::load(state_->engine, path)); }
+Value Engine::load(const std::string& path) { return Value::from_word(bridge::load(state_->engine, path), this); }
 
 Value Engine::run_program(std::string_view code, std::string_view source_name) {
   return Value::from_word(bridge::run_program(state_->engine, code, source_name));
@@ -372,14 +856,19 @@ Value Engine::apply(const Value& procedure, const std::vector<Value>& args) {
   std::vector<Word> words;
   words.reserve(args.size());
   for (const Value& a : args) words.push_back(a.word());
-  return Value::from_word(bridge::apply(state_->engine, procedure.word(), int(words.size()), words.data()));
+  return Value::from_word(bridge::apply(state_->engine, procedure.word(), int(words.size()), words.data()), this);
 }
 
 Value Engine::get(std::string_view name) {
   Word w;
   if (!bridge::lookup_global(state_->engine, name, &w))
     throw Error("unbound variable: " + std::string(name), "unbound");
-  return Value::from_word(w);
+  return Value::from_word(w, this);
+}
+
+void Engine::global_error(const Error& e, std::string_view name) {
+  if (e.payload()) throw e;
+  throw Error(std::string(name) + ": " + e.message(), e.kind());
 }
 
 bool Engine::contains(std::string_view name) {
@@ -393,13 +882,49 @@ std::vector<std::string> Engine::globals(std::string_view prefix) {
 
 void Engine::set_value(std::string_view name, const Value& v) { bridge::define_global(state_->engine, name, v.word()); }
 
-Value Engine::register_function(std::string_view name, std::unique_ptr<detail::HostFunction> fn, int min_args,
-                                int max_args) {
-  state_->names.emplace_back(name.empty() ? std::string("host-function") : std::string(name));
-  detail::HostFunction* ctx = fn.get();
-  state_->functions.push_back(std::move(fn));
-  return Value::from_word(bridge::make_host_procedure(state_->engine, state_->names.back().c_str(), min_args,
-                                                      max_args, invoke_host, ctx));
+namespace {
+Value register_shared(Engine& engine, bridge::Engine* be, std::string_view name,
+                      std::shared_ptr<detail::HostFunction> fn) {
+  EngineLink* link = engine.link();
+  int min_args = fn->min_args, max_args = fn->max_args;
+  auto* reg = new Registration{link, std::move(fn)};
+  retain(link);
+  {
+    std::lock_guard<std::mutex> lock(link->mu);
+    link->registrations.insert(reg);
+  }
+  try {
+    return Value::from_word(bridge::make_host_procedure(be, name.empty() ? "host-function" : name, min_args,
+                                                        max_args, invoke_host, reg, release_host),
+                            &engine);
+  } catch (...) {
+    release_host(reg);
+    throw;
+  }
+}
+}  // namespace
+
+Value Engine::register_function(std::string_view name, std::unique_ptr<detail::HostFunction> fn) {
+  return register_shared(*this, state_->engine, name, std::shared_ptr<detail::HostFunction>(std::move(fn)));
+}
+
+Value Engine::register_overloads(std::string_view name, std::vector<std::unique_ptr<detail::HostFunction>> added,
+                                 bool append) {
+  std::vector<std::shared_ptr<detail::HostFunction>> candidates;
+  Word w;
+  if (append && bridge::lookup_global(state_->engine, name, &w)) {
+    auto* reg = static_cast<Registration*>(bridge::host_procedure_context(w, invoke_host));
+    if (!reg || reg->link != state_->link || !reg->fn)
+      throw Error("overload: " + std::string(name) + " is bound to " + bridge::describe(w) +
+                      ", not to a C++ function of this engine",
+                  "type");
+    if (auto* set = dynamic_cast<OverloadSet*>(reg->fn.get())) candidates = set->candidates();
+    else candidates.push_back(reg->fn);
+  }
+  for (auto& f : added) candidates.push_back(std::move(f));
+  if (candidates.size() == 1) return register_shared(*this, state_->engine, name, std::move(candidates[0]));
+  return register_shared(*this, state_->engine, name,
+                         std::make_shared<OverloadSet>(std::string(name), std::move(candidates)));
 }
 
 void Engine::name_type(const void* key, std::string_view name) {

@@ -13,6 +13,7 @@
 #include <cxxabi.h>
 
 #include <algorithm>
+#include <cstring>
 #include <atomic>
 #include <memory>
 #include <mutex>
@@ -208,7 +209,15 @@ Word guarded(Engine* e, F body) {
 struct HostProc {
   HostInvoke fn;
   void* ctx;
+  void (*release)(void* ctx);
+  // followed by the procedure's name, NUL-terminated
 };
+
+void host_proc_finalizer(void* obj, void*) {
+  auto* hp = static_cast<HostProc*>(obj);
+  if (hp->release) hp->release(hp->ctx);
+  hp->release = nullptr;
+}
 
 bool condition_of_kind(Value v, const char* kind) {
   return is_condition(v) && v.as<Condition>()->kind == intern(kind);
@@ -467,13 +476,33 @@ void collect_garbage() {
 
 // ---- host procedures and foreign objects ---------------------------------------------------------
 
-Word make_host_procedure(Engine* e, const char* name, int min_args, int max_args, HostInvoke fn, void* ctx) {
+Word make_host_procedure(Engine* e, std::string_view name, int min_args, int max_args, HostInvoke fn, void* ctx,
+                         void (*release)(void* ctx)) {
   attach_thread();
-  // Collectable: the Primitive's `data` field (scanned conservatively) keeps it alive.
-  auto* hp = static_cast<HostProc*>(gc_alloc_atomic(sizeof(HostProc)));
+  // Collectable, with the name after it: the Primitive's `data` field (scanned conservatively)
+  // keeps it alive, and its finalizer releases the host's context once the procedure is gone.
+  auto* hp = static_cast<HostProc*>(gc_alloc_atomic(sizeof(HostProc) + name.size() + 1));
   hp->fn = fn;
   hp->ctx = ctx;
-  return make_primitive(name, host_trampoline, min_args, max_args, kEffect, hp).bits;
+  hp->release = release;
+  char* text = reinterpret_cast<char*>(hp + 1);
+  std::copy(name.begin(), name.end(), text);
+  text[name.size()] = 0;
+  if (release) GC_REGISTER_FINALIZER_NO_ORDER(hp, host_proc_finalizer, nullptr, nullptr, nullptr);
+  return make_primitive(text, host_trampoline, min_args, max_args, kEffect, hp).bits;
+}
+
+void* host_procedure_context(Word w, HostInvoke fn) {
+  Value v{w};
+  if (!is_primitive(v) || v.as<Primitive>()->fn != host_trampoline) return nullptr;
+  auto* hp = static_cast<HostProc*>(v.as<Primitive>()->data);
+  return hp->fn == fn ? hp->ctx : nullptr;
+}
+
+void set_foreign_hooks(const ForeignHooks& hooks) {
+  foreign_hooks.print = hooks.print;
+  foreign_hooks.equal = hooks.equal;
+  foreign_hooks.hash = hooks.hash;
 }
 
 void name_foreign_type(Engine* e, const void* key, std::string_view name) {
@@ -515,11 +544,12 @@ std::string foreign_name(Word w) { return quasi::symbol_name(Value{w}.as<Foreign
 
 // ---- roots ---------------------------------------------------------------------------------------------
 
-Word* new_root(Word w) {
+Word* new_root(Word w, Word extra) {
   attach_thread();
-  auto* s = static_cast<Word*>(GC_MALLOC_UNCOLLECTABLE(sizeof(Word)));
+  auto* s = static_cast<Word*>(GC_MALLOC_UNCOLLECTABLE(2 * sizeof(Word)));
   if (!s) throw std::bad_alloc();
-  *s = w;
+  s[0] = w;
+  s[1] = extra;
   return s;
 }
 void free_root(Word* slot) {
@@ -568,6 +598,13 @@ Word make_vector(int64_t n) {
   return quasi::make_vector(n, kFalse).bits;
 }
 void vector_set(Word v, int64_t i, Word x) { Value{v}.as<Vector>()->items()[i] = Value{x}; }
+Word make_bytevector(const void* bytes, size_t n) {
+  attach_thread();
+  Value bv = quasi::make_bytevector(int64_t(n));
+  if (n) std::memcpy(bv.as<Bytevector>()->bytes(), bytes, n);
+  return bv.bits;
+}
+void set_cdr(Word pair, Word x) { Value{pair}.as<Pair>()->cdr = Value{x}; }
 
 // ---- inspecting values ------------------------------------------------------------------------------------
 
@@ -646,6 +683,11 @@ int64_t length(Word w) {
 Word car(Word w) { return quasi::car(Value{w}).bits; }
 Word cdr(Word w) { return quasi::cdr(Value{w}).bits; }
 Word vector_ref(Word v, int64_t i) { return Value{v}.as<Vector>()->items()[i].bits; }
+uint8_t* bytevector_data(Word w, size_t* n) {
+  Bytevector* b = Value{w}.as<Bytevector>();
+  *n = size_t(b->length());
+  return b->bytes();
+}
 
 std::string write(Word w, bool display) {
   attach_thread();

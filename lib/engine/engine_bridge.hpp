@@ -86,13 +86,24 @@ void collect_garbage();
 // Called with the arguments; returns the result word. May throw quasi::Error (becomes a Scheme
 // error naming the procedure), quasi::Exit, or any C++ exception (its what() becomes the message).
 using HostInvoke = Word (*)(void* ctx, int argc, const Word* argv);
-// `name` must outlive the procedure (the host keeps it with ctx). max_args -1: variadic.
-Word make_host_procedure(Engine* e, const char* name, int min_args, int max_args, HostInvoke fn,
-                         void* ctx);
+// A procedure named `name` (copied) that calls fn(ctx, ...). max_args -1: variadic. When the
+// procedure is collected, `release(ctx)` runs (a collector finalizer: any thread, any time).
+Word make_host_procedure(Engine* e, std::string_view name, int min_args, int max_args, HostInvoke fn,
+                         void* ctx, void (*release)(void* ctx));
+// The ctx of a procedure made by make_host_procedure with `fn`, or null for any other value.
+void* host_procedure_context(Word w, HostInvoke fn);
 
 // ---- C++ objects held by Scheme (core/foreign.hpp) ---------------------------------------------
 // `key` identifies the C++ type; the type's name is what name_foreign_type gave in this engine
 // (or "foreign"). `release(holder)` runs when the Scheme object is collected (holder may be null).
+// The hooks (process-wide, set once by the API) print and compare foreign objects; see
+// core/foreign.hpp.
+struct ForeignHooks {
+  bool (*print)(const void* key, void* object, std::string& out);
+  int (*equal)(const void* key_a, void* a, const void* key_b, void* b);
+  bool (*hash)(const void* key, void* object, uint64_t* out);
+};
+void set_foreign_hooks(const ForeignHooks& hooks);
 void name_foreign_type(Engine* e, const void* key, std::string_view name);
 Word make_foreign(Engine* e, const void* key, void* object, void* holder, void (*release)(void*));
 // False when `w` is not a foreign object.
@@ -101,7 +112,8 @@ std::string foreign_type_name(Engine* e, const void* key);
 std::string foreign_name(Word w);  // the type name a foreign object prints with
 
 // ---- roots -------------------------------------------------------------------------------------
-Word* new_root(Word w);
+// A slot of two words the collector scans: slot[0] = w (the root), slot[1] = extra (for the host).
+Word* new_root(Word w, Word extra = 0);
 void free_root(Word* slot);
 
 // ---- making values -------------------------------------------------------------------------------
@@ -117,6 +129,8 @@ Word unspecified();
 Word cons(Word a, Word d);
 Word make_vector(int64_t n);  // filled with #f
 void vector_set(Word v, int64_t i, Word x);
+Word make_bytevector(const void* bytes, size_t n);
+void set_cdr(Word pair, Word x);  // pair must be a pair
 
 // ---- inspecting values ---------------------------------------------------------------------------
 enum class Kind : int {
@@ -135,6 +149,7 @@ int64_t length(Word w);                  // proper list, vector or string; -1 ot
 Word car(Word w);                        // w must be a pair
 Word cdr(Word w);
 Word vector_ref(Word v, int64_t i);      // in range
+uint8_t* bytevector_data(Word w, size_t* n);  // w must be a bytevector
 std::string write(Word w, bool display);
 std::string describe(Word w);            // written, shortened: for error messages
 bool eqv(Word a, Word b);

@@ -473,7 +473,8 @@ class Printer {
       case Type::Identifier: return emit("#<identifier>");
       case Type::Macro: return emit("#<macro>");
       case Type::Proto: return emit("#<code>");
-      case Type::Foreign:  // a C++ object from the embedding API: #<its type name>
+      case Type::Foreign:  // a C++ object from the embedding API: its printer, or #<its type name>
+        if (print_foreign(v.as<Foreign>(), out_)) return emit("");
         out_ += "#<";
         write_symbol(out_, v.as<Foreign>()->name, true);
         return emit(">");

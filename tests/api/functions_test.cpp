@@ -78,13 +78,13 @@ TEST_CASE("wrong argument types and counts are Scheme errors naming the function
   Engine engine;
   engine.define("add", [](int64_t a, int64_t b) { return a + b; });
   engine.define("small", [](int8_t x) { return x; });
-  CHECK(error_of(engine, "(add 1 \"x\")") == "add: expected an integer, got \"x\"");
+  CHECK(error_of(engine, "(add 1 \"x\")") == "add: argument 2 (int64_t): expected an integer, got \"x\"");
   CHECK(error_of(engine, "(add 1)") == "add: expected 2 arguments, got 1");
   CHECK(error_of(engine, "(add 1 2 3)") == "add: expected 2 arguments, got 3");
-  CHECK(error_of(engine, "(small 1000)") == "small: expected an integer from -128 to 127, got 1000");
+  CHECK(error_of(engine, "(small 1000)") == "small: argument 1 (int8_t): expected an integer from -128 to 127, got 1000");
   // Scheme code can handle them.
   CHECK(engine.eval("(guard (e ((error-object? e) (error-object-message e))) (add 'a 1))").as<std::string>() ==
-        "add: expected an integer, got a");
+        "add: argument 1 (int64_t): expected an integer, got a");
   CHECK(engine.eval("(guard (e (#t 'caught)) (add 1))").to_string() == "caught");
 }
 
@@ -243,7 +243,7 @@ TEST_CASE("C++ types exposed to Scheme", "[api][foreign]") {
   CHECK(engine.eval("(point-x (point-scaled (make-point 1 2) 10))").as<double>() == 10.0);
   CHECK(engine.eval("(point-sum (make-point 1 2))").as<double>() == 3.0);
   CHECK(engine.eval("(point-distance (make-point 0 0) (make-point 3 4))").as<double>() == 5.0);
-  CHECK(error_of(engine, "(point-norm 5)") == "point-norm: expected a point, got 5");
+  CHECK(error_of(engine, "(point-norm 5)") == "point-norm: argument 1 (Point): expected a point, got 5");
 
   // Objects made in C++ and handed to Scheme, and back.
   engine.set("origin", engine.make(Point(0, 0)));

@@ -1299,10 +1299,10 @@ qb::Word host_fail(void*, int, const qb::Word*) { throw quasi::Error("bad thing"
 qb::Word host_throw(void*, int, const qb::Word*) { throw std::runtime_error("boom"); }
 
 void define_host_procedures(qb::Engine* e) {
-  qb::define_global(e, "host-add", qb::make_host_procedure(e, "host-add", 2, 2, host_add, e));
-  qb::define_global(e, "host-call", qb::make_host_procedure(e, "host-call", 1, -1, host_call, e));
-  qb::define_global(e, "host-fail", qb::make_host_procedure(e, "host-fail", 0, 0, host_fail, e));
-  qb::define_global(e, "host-throw", qb::make_host_procedure(e, "host-throw", 0, 0, host_throw, e));
+  qb::define_global(e, "host-add", qb::make_host_procedure(e, "host-add", 2, 2, host_add, e, nullptr));
+  qb::define_global(e, "host-call", qb::make_host_procedure(e, "host-call", 1, -1, host_call, e, nullptr));
+  qb::define_global(e, "host-fail", qb::make_host_procedure(e, "host-fail", 0, 0, host_fail, e, nullptr));
+  qb::define_global(e, "host-throw", qb::make_host_procedure(e, "host-throw", 0, 0, host_throw, e, nullptr));
 }
 
 struct HostProcedures {

@@ -100,10 +100,15 @@ class Engine {
 
   // A global variable of the interaction environment. Throws quasi::Error (kind "unbound").
   Value get(std::string_view name);
+  // Converted; a mismatch names the variable ("width: expected an integer, got \"x\"").
   template <class T>
   T get(std::string_view name) {
-    using D = std::remove_cvref_t<T>;
-    return detail::Codec<D>::from(this, get(name).word());
+    Value v = get(name);
+    try {
+      return v.as<T>();
+    } catch (const Error& e) {
+      global_error(e, name);
+    }
   }
   bool contains(std::string_view name);
   // The names bound in the interaction environment (variables with a value, and syntactic
@@ -119,25 +124,40 @@ class Engine {
 
   // Defines a Scheme procedure `name` that calls `fn` (a lambda, function object or function
   // pointer with a fixed signature), converting arguments and result. Wrong argument counts and
-  // types raise Scheme errors naming it; a C++ exception thrown by `fn` becomes a Scheme error
-  // (message from what()) that Scheme code can guard.
+  // types raise Scheme errors naming it and the argument; a C++ exception thrown by `fn` becomes
+  // a Scheme error (message from what()) that Scheme code can guard.
+  //
+  // Overloads. Given several callables, define makes one procedure that calls the first whose
+  // parameters fit the arguments: first looking for one that fits without conversions (an exact
+  // integer for an integer parameter, a flonum for a double, a string for a string, an object of
+  // the very type), then for one that fits with them (an integer for a double, a symbol for a
+  // string, a derived object for its base, anything for bool); in registration order each time.
+  // When none fits, the error lists the candidates. Like Scheme's own define, a later define of
+  // the same name replaces the binding (a script or host can redefine a function); overload()
+  // adds a candidate to the C++ function already bound to `name` (or defines it).
+  template <class... F>
+    requires(sizeof...(F) >= 1)
+  void define(std::string_view name, F&&... fns);
   template <class F>
-  void define(std::string_view name, F&& fn);
-  // Makes a procedure value without defining a global.
-  template <class F>
-  Value function(std::string_view name, F&& fn);
+  void overload(std::string_view name, F&& fn);
+  // Makes a procedure value (one callable, or an overload set) without defining a global.
+  template <class... F>
+    requires(sizeof...(F) >= 1)
+  Value function(std::string_view name, F&&... fns);
 
-  // Exposes a C++ type: its objects print as #<name>, (name? x) tests for one, and the builder
-  // adds a constructor and methods.
-  template <class T>
-  TypeBuilder<T> define_type(std::string_view name);
+  // Exposes a C++ type T: its objects print as #<name>, (name? x) tests for one, and the builder
+  // (class.hpp) adds constructors, properties, methods, static functions, a printer, equality
+  // and hash. bases<B...>() names registered base classes: T objects are accepted where a B is
+  // expected.
+  template <class T, class... B>
+  TypeBuilder<T> define_type(std::string_view name, bases<B...> = {});
 
   // Converts a C++ value in this engine (also foreign objects and functions).
   template <class T>
   Value make(T&& x) {
     using D = std::remove_cvref_t<T>;
     if constexpr (std::is_same_v<D, Value>) return Value(std::forward<T>(x));
-    else return Value::from_word(detail::Codec<D>::to(this, x));
+    else return Value::from_word(detail::Codec<D>::to(this, x), this);
   }
 
   // Limits for the following evaluations (see Options).
@@ -166,12 +186,16 @@ class Engine {
   // Internal.
   struct State;
   State& internal_state() { return *state_; }
-  Value register_function(std::string_view name, std::unique_ptr<detail::HostFunction> fn, int min_args,
-                          int max_args);
+  Value register_function(std::string_view name, std::unique_ptr<detail::HostFunction> fn);
+  // An overload set of `candidates`, after those of the C++ function bound to `name` if `append`.
+  Value register_overloads(std::string_view name, std::vector<std::unique_ptr<detail::HostFunction>> candidates,
+                           bool append);
   void name_type(const void* key, std::string_view name);
+  detail::EngineLink* link() const;
 
  private:
   void set_value(std::string_view name, const Value& v);
+  [[noreturn]] static void global_error(const Error& e, std::string_view name);
   std::unique_ptr<State> state_;
 };
 

@@ -1,5 +1,10 @@
-// function.hpp — C++ callables as Scheme procedures: signatures, argument passing, std::function.
+// function.hpp — C++ callables as Scheme procedures (signatures, argument passing, overload
+// sets) and Scheme procedures as std::function.
 // A part of quasi.hpp: include <quasi/quasi.hpp>, never this file alone.
+//
+// A registered callable becomes a detail::HostFunction owned by its Scheme procedure: it is
+// destroyed when the procedure is collected or when the engine is destroyed, whichever comes
+// first (a procedure that outlives its engine raises an error when called).
 #pragma once
 
 #ifndef QUASI_PUBLIC_HEADER
@@ -10,7 +15,7 @@ namespace quasi {
 inline namespace api {
 namespace detail {
 
-// ---- registered functions: signatures and argument passing ----
+// ---- signatures ----
 
 template <class F>
 struct Signature : Signature<decltype(&F::operator())> {};
@@ -32,14 +37,19 @@ struct Signature<R (C::*)(A...) noexcept> : Signature<R (*)(A...)> {};
 template <class C, class R, class... A>
 struct Signature<R (C::*)(A...) const noexcept> : Signature<R (*)(A...)> {};
 
+// ---- parameters ----
+
 // How one parameter of type P is received: Storage holds the converted argument for the length
 // of the call, get() passes it on.
 template <class P>
 struct Param {
   using D = std::remove_cvref_t<P>;
+  static_assert(Convertible<D>, "quasi: no conversion between this parameter type and Scheme values (see quasi.hpp)");
   static constexpr bool optional = IsOptional<D>::value;
   using Storage = std::conditional_t<std::is_same_v<D, std::string_view>, std::string, D>;
   static Storage from(Engine* e, Word w) { return Codec<D>::from(e, w); }
+  static bool fits(Word w, bool exact) { return Codec<D>::fits(w, exact); }
+  static std::string name() { return Codec<D>::name(); }
   static Storage absent() {
     if constexpr (optional) return std::nullopt;
     else return Storage();
@@ -49,14 +59,16 @@ struct Param {
     else return s;
   }
 };
-// Foreign objects by reference or pointer: no copy.
+// C++ objects by reference: no copy (an object of a derived type is passed as its base).
 template <class P>
-  requires(std::is_reference_v<P> && is_foreign_v<std::remove_cvref_t<P>>)
+  requires(std::is_reference_v<P> && Foreign<std::remove_cvref_t<P>>)
 struct Param<P> {
   using D = std::remove_cvref_t<P>;
   static constexpr bool optional = false;
   using Storage = D*;
-  static Storage from(Engine* e, Word w) { return static_cast<D*>(foreign_object(e, w, type_key<D>(), nullptr)); }
+  static Storage from(Engine*, Word w) { return static_cast<D*>(foreign_object(w, type_key<D>())); }
+  static bool fits(Word w, bool exact) { return foreign_fits<D>(w, exact); }
+  static std::string name() { return Codec<D>::name(); }
   static Storage absent() { return nullptr; }
   static P get(Storage& s) { return static_cast<P>(*s); }
 };
@@ -64,10 +76,23 @@ struct Param<P> {
 template <class T>
 constexpr bool is_rest_v = std::is_same_v<std::remove_cvref_t<T>, Rest>;
 
+// "(name type [optional-type] ...)" for an overload's candidate list.
+std::string signature_text(std::string_view name, std::initializer_list<std::string> params, int required,
+                           bool variadic);
+
+// Rethrows a conversion error of argument `index` (0-based) with its position and C++ type:
+// "argument 2 (int64_t): expected an integer, got \"x\"".
+[[noreturn]] void argument_error(const Error& e, std::size_t index, const std::string& cpp_type);
+
+// ---- host functions ----
+
 template <class F, class R, class... A>
 class HostFunctionImpl final : public HostFunction {
  public:
-  explicit HostFunctionImpl(F fn) : fn_(std::move(fn)) {}
+  explicit HostFunctionImpl(F fn) : fn_(std::move(fn)) {
+    min_args = kRequired;
+    max_args = kVariadic ? -1 : kFixed;
+  }
 
   static constexpr int kCount = int(sizeof...(A));
   static constexpr bool kVariadic = [] {
@@ -83,31 +108,80 @@ class HostFunctionImpl final : public HostFunction {
     return n;
   }();
 
-  Word invoke(int argc, const Word* argv) override { return call(argc, argv, std::index_sequence_for<A...>{}); }
+  Word invoke(int argc, const Word* argv) override {
+    auto stored = convert(argc, argv, std::index_sequence_for<A...>{});
+    return call(stored, std::index_sequence_for<A...>{});
+  }
+
+  bool accepts(int argc, const Word* argv, bool exact) const override {
+    if (argc < kRequired || (!kVariadic && argc > kFixed)) return false;
+    return fits(argc, argv, exact, std::index_sequence_for<A...>{});
+  }
+
+  std::string signature(std::string_view name) const override {
+    return signature_text(name, {param_name<A>()...}, kRequired, kVariadic);
+  }
 
  private:
+  template <class P>
+  static std::string param_name() {
+    if constexpr (is_rest_v<P>) return "";
+    else return Param<P>::name();
+  }
+
   template <std::size_t I>
   auto arg(int argc, const Word* argv) {
     using P = std::tuple_element_t<I, std::tuple<A...>>;
     if constexpr (is_rest_v<P>) {
       Rest rest;
-      for (int i = int(I); i < argc; i++) rest.values.push_back(Value::from_word(argv[i]));
+      for (int i = int(I); i < argc; i++) rest.values.push_back(Value::from_word(argv[i], engine));
       return rest;
     } else {
       return int(I) < argc ? Param<P>::from(engine, argv[I]) : Param<P>::absent();
     }
   }
+
+  template <std::size_t I>
+  auto arg_at(std::size_t& at, int argc, const Word* argv) {
+    at = I;
+    return arg<I>(argc, argv);
+  }
+
+  // Arguments are converted left to right (braced initialization), before the call; a failure
+  // names the argument.
+  template <std::size_t... I>
+  auto convert(int argc, const Word* argv, std::index_sequence<I...>) {
+    [[maybe_unused]] std::size_t at = 0;
+    try {
+      return std::tuple<decltype(arg<I>(argc, argv))...>{arg_at<I>(at, argc, argv)...};
+    } catch (const Error& e) {
+      if constexpr (sizeof...(A) > 0) {
+        std::string names[] = {Param<A>::name()...};
+        argument_error(e, at, names[at]);
+      }
+      throw;
+    }
+  }
+
+  template <std::size_t... I>
+  bool fits(int argc, const Word* argv, bool exact, std::index_sequence<I...>) const {
+    [[maybe_unused]] auto one = [&]<std::size_t J>(std::integral_constant<std::size_t, J>) {
+      using P = std::tuple_element_t<J, std::tuple<A...>>;
+      if constexpr (is_rest_v<P>) return true;
+      else return int(J) >= argc || Param<P>::fits(argv[J], exact);
+    };
+    return (one(std::integral_constant<std::size_t, I>{}) && ... && true);
+  }
+
   template <std::size_t I, class S>
   static decltype(auto) pass(S& s) {
     using P = std::tuple_element_t<I, std::tuple<A...>>;
     if constexpr (is_rest_v<P>) return static_cast<P>(s);
     else return Param<P>::get(s);
   }
-  template <std::size_t... I>
-  Word call(int argc, const Word* argv, std::index_sequence<I...>) {
-    // Arguments are converted left to right (braced initialization), before the call.
-    std::tuple<decltype(arg<I>(argc, argv))...> stored{arg<I>(argc, argv)...};
-    (void)stored;
+
+  template <class Stored, std::size_t... I>
+  Word call([[maybe_unused]] Stored& stored, std::index_sequence<I...>) {
     if constexpr (std::is_void_v<R>) {
       std::invoke(fn_, pass<I>(std::get<I>(stored))...);
       return unspecified();
@@ -115,6 +189,7 @@ class HostFunctionImpl final : public HostFunction {
       return Codec<std::remove_cvref_t<R>>::to(engine, std::invoke(fn_, pass<I>(std::get<I>(stored))...));
     }
   }
+
   F fn_;
 };
 
@@ -126,46 +201,85 @@ struct HostFunctionFor<F, R, std::tuple<A...>> {
 };
 
 template <class F>
-Value make_function(Engine& engine, std::string_view name, F&& fn) {
+std::unique_ptr<HostFunction> make_host_function(Engine& engine, F&& fn) {
   using Fn = std::decay_t<F>;
   using Sig = Signature<Fn>;
   using Impl = typename HostFunctionFor<Fn, typename Sig::Result, typename Sig::Args>::type;
   auto impl = std::make_unique<Impl>(std::forward<F>(fn));
   impl->engine = &engine;
-  return engine.register_function(name, std::move(impl), Impl::kRequired, Impl::kVariadic ? -1 : Impl::kFixed);
+  return impl;
 }
 
-// Scheme procedures seen from C++ as std::function: each call goes through Engine::apply.
+template <class F>
+Value make_function(Engine& engine, std::string_view name, F&& fn) {
+  return engine.register_function(name, make_host_function(engine, std::forward<F>(fn)));
+}
+
+// Calls a Scheme procedure from C++ (the body of std::function objects made from procedures).
+[[noreturn]] void engine_gone(const Value& proc);
+[[noreturn]] void result_error(const Error& e, const Value& proc, const std::string& cpp_type);
+
+template <class R, class... A>
+R call_procedure(const Value& proc, A&&... args) {
+  Engine* e = proc.engine();
+  if (!e) engine_gone(proc);
+  Value r = e->call(proc, std::forward<A>(args)...);
+  if constexpr (!std::is_void_v<R>) {
+    try {
+      return r.template as<R>();
+    } catch (const Error& err) {
+      result_error(err, proc, Codec<std::remove_cvref_t<R>>::name());
+    }
+  }
+}
+
+// Scheme procedures as std::function: each call goes through the procedure's engine, which the
+// function does not keep alive (a call after the engine is destroyed throws quasi::Error). The
+// procedure itself stays alive as long as the function. An empty std::function is #f.
 template <class R, class... A>
 struct Codec<std::function<R(A...)>> {
   static constexpr bool engine_free = false;
+  static std::string name() { return "std::function"; }
   static Word to(Engine* e, const std::function<R(A...)>& f) {
+    if (!f) return make_bool(false);
     if (!e) type_mismatch(make_bool(false), "an engine for a function");
     return make_function(*e, "", f).word();
   }
   static std::function<R(A...)> from(Engine* e, Word w) {
-    Value proc = Value::from_word(w);
-    if (!proc.is_procedure()) type_mismatch(w, "a procedure");
-    if (!e) throw Error("converting a procedure to std::function needs an engine (Engine::get)", "type");
-    return [e, proc](A... args) -> R {
-      Value r = e->call(proc, std::forward<A>(args)...);
-      if constexpr (!std::is_void_v<R>) return r.template as<R>();
-    };
+    if (kind(w) != Kind::Procedure) type_mismatch(w, "a procedure");
+    Value proc = Value::from_word(w, e);
+    if (!proc.engine()) throw Error("a procedure as std::function needs the engine it came from", "type");
+    return [proc](A... args) -> R { return call_procedure<R>(proc, std::forward<A>(args)...); };
   }
+  static bool fits(Word w, bool) { return kind(w) == Kind::Procedure; }
 };
 
 }  // namespace detail
 
-template <class F>
-void Engine::define(std::string_view name, F&& fn) {
-  set_value(name, detail::make_function(*this, name, std::forward<F>(fn)));
+template <class... F>
+  requires(sizeof...(F) >= 1)
+void Engine::define(std::string_view name, F&&... fns) {
+  set_value(name, function(name, std::forward<F>(fns)...));
+}
+
+template <class... F>
+  requires(sizeof...(F) >= 1)
+Value Engine::function(std::string_view name, F&&... fns) {
+  if constexpr (sizeof...(F) == 1) {
+    return detail::make_function(*this, name, std::forward<F>(fns)...);
+  } else {
+    std::vector<std::unique_ptr<detail::HostFunction>> candidates;
+    (candidates.push_back(detail::make_host_function(*this, std::forward<F>(fns))), ...);
+    return register_overloads(name, std::move(candidates), false);
+  }
 }
 
 template <class F>
-Value Engine::function(std::string_view name, F&& fn) {
-  return detail::make_function(*this, name, std::forward<F>(fn));
+void Engine::overload(std::string_view name, F&& fn) {
+  std::vector<std::unique_ptr<detail::HostFunction>> candidates;
+  candidates.push_back(detail::make_host_function(*this, std::forward<F>(fn)));
+  set_value(name, register_overloads(name, std::move(candidates), true));
 }
-
 
 }  // namespace api
 }  // namespace quasi

@@ -1,0 +1,209 @@
+// Standard containers, bytes, variants and string views crossing the boundary both ways, and the
+// errors when they do not fit. Public header only.
+#include <quasi/quasi.hpp>
+
+#include <array>
+#include <catch2/catch.hpp>
+#include <cstdint>
+#include <map>
+#include <set>
+#include <span>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <variant>
+#include <vector>
+
+using quasi::Engine;
+using quasi::Value;
+
+namespace {
+std::string error_of(Engine& engine, std::string_view code) {
+  try {
+    engine.eval(code);
+  } catch (const quasi::Error& e) {
+    return e.message();
+  }
+  return "(no error)";
+}
+std::string as_error(const Value& v, auto convert) {
+  try {
+    convert(v);
+  } catch (const quasi::Error& e) {
+    return e.message();
+  }
+  return "(no error)";
+}
+}  // namespace
+
+TEST_CASE("pairs and tuples are pairs and lists", "[api][containers]") {
+  Engine engine;
+  engine.define("swap", [](std::pair<int, std::string> p) { return std::pair<std::string, int>(p.second, p.first); });
+  engine.define("split", [](std::tuple<int, double, std::string> t) {
+    auto [a, b, c] = t;
+    return std::make_tuple(c, b, a);
+  });
+  CHECK(engine.eval("(swap '(1 . \"a\"))").to_string() == "(\"a\" . 1)");
+  CHECK(engine.eval("(split '(1 2.5 \"x\"))").to_string() == "(\"x\" 2.5 1)");
+  CHECK(engine.eval("(split #(1 2 \"x\"))").to_string() == "(\"x\" 2.0 1)");  // from a vector too
+  CHECK(engine.eval("'(3 . 4)").as<std::pair<int, int>>() == std::pair(3, 4));
+  CHECK(engine.eval("'(1 \"b\" #\\c)").as<std::tuple<int, std::string, char>>() == std::tuple(1, std::string("b"), 'c'));
+  CHECK(engine.eval("'()").as<std::tuple<>>() == std::tuple<>());
+  CHECK(Value(std::make_pair(1, 2.5)).to_string() == "(1 . 2.5)");
+  CHECK(Value(std::make_tuple(1, std::string("a"), true)).to_string() == "(1 \"a\" #t)");
+
+  CHECK(error_of(engine, "(split '(1 2))") == "split: argument 1 (std::tuple<int32_t, double, std::string>): "
+                                              "expected 3 elements, got (1 2)");
+  CHECK(error_of(engine, "(split '(1 2 3))") == "split: argument 1 (std::tuple<int32_t, double, std::string>): "
+                                                "expected a string, got 3");
+  CHECK(error_of(engine, "(swap 5)") == "swap: argument 1 (std::pair<int32_t, std::string>): expected a pair, got 5");
+  CHECK_FALSE(engine.eval("'(1 2)").is<std::tuple<int>>());
+  CHECK(engine.eval("'(1 2)").is<std::tuple<int, int>>());
+  CHECK(engine.eval("'(1 2)").is<std::pair<int, std::vector<int>>>());  // (1 . (2))
+}
+
+TEST_CASE("arrays are vectors", "[api][containers]") {
+  Engine engine;
+  engine.define("rgb", [](std::array<uint8_t, 3> c) { return std::array<int, 3>{c[2], c[1], c[0]}; });
+  CHECK(engine.eval("(rgb #(1 2 3))").to_string() == "#(3 2 1)");
+  CHECK(engine.eval("(rgb '(1 2 3))").to_string() == "#(3 2 1)");
+  CHECK(engine.eval("(vector-ref (rgb #(1 2 3)) 0)").as<int>() == 3);
+  CHECK(error_of(engine, "(rgb #(1 2))") == "rgb: argument 1 (std::array<uint8_t, 3>): expected 3 elements, got #(1 2)");
+  CHECK(error_of(engine, "(rgb #(1 2 300))") ==
+        "rgb: argument 1 (std::array<uint8_t, 3>): expected an integer from 0 to 255, got 300");
+  CHECK((engine.eval("#(1.5 2.5)").as<std::array<double, 2>>() == std::array<double, 2>{1.5, 2.5}));
+  CHECK(Value(std::array<int, 2>{7, 8}).to_string() == "#(7 8)");
+}
+
+TEST_CASE("maps are association lists, sets are lists", "[api][containers]") {
+  Engine engine;
+  engine.define("stock", [] { return std::map<std::string, int>{{"pears", 3}, {"apples", 5}}; });
+  engine.define("total", [](const std::unordered_map<std::string, int>& m) {
+    int t = 0;
+    for (const auto& [k, v] : m) t += v;
+    return t;
+  });
+  engine.define("tags", [](std::set<std::string> s) { return s; });
+  CHECK(engine.eval("(stock)").to_string() == "((\"apples\" . 5) (\"pears\" . 3))");  // in the map's order
+  CHECK(engine.eval("(cdr (assoc \"pears\" (stock)))").as<int>() == 3);
+  CHECK(engine.eval("(total (stock))").as<int>() == 8);
+  CHECK(engine.eval("(total '((a . 1) (b . 2)))").as<int>() == 3);  // symbols as string keys
+  CHECK(engine.eval("(total '())").as<int>() == 0);
+  CHECK(engine.eval("(tags '(\"b\" \"a\" \"b\"))").to_string() == "(\"a\" \"b\")");
+
+  // An earlier entry wins over a later one with the same key, as with assoc.
+  auto m = engine.eval("'((1 . \"one\") (2 . \"two\") (1 . \"uno\"))").as<std::map<int, std::string>>();
+  CHECK(m == std::map<int, std::string>{{1, "one"}, {2, "two"}});
+  auto mm = engine.eval("'((1 . a) (1 . b))").as<std::multimap<int, std::string>>();
+  CHECK(mm.size() == 2);
+  auto u = engine.eval("'(x y x)").as<std::unordered_set<std::string>>();
+  CHECK(u.size() == 2);
+  // Nested containers.
+  auto nested = engine.eval("'((\"a\" 1 2) (\"b\"))").as<std::map<std::string, std::vector<int>>>();
+  CHECK(nested.at("a") == std::vector<int>{1, 2});
+  CHECK(nested.at("b").empty());
+  CHECK(Value(std::map<int, std::pair<int, int>>{{1, {2, 3}}}).to_string() == "((1 2 . 3))");
+  std::unordered_map<std::string, double> um{{"k", 1.5}};
+  CHECK(Value(um).to_string() == "((\"k\" . 1.5))");
+
+  CHECK(error_of(engine, "(total '((a . 1) b))") ==
+        "total: argument 1 (map<std::string, int32_t>): expected a (key . value) pair, got b");
+  CHECK(error_of(engine, "(total '((a . x)))") == "total: argument 1 (map<std::string, int32_t>): expected an integer, got x");
+  CHECK(error_of(engine, "(total 5)") == "total: argument 1 (map<std::string, int32_t>): expected an association list, got 5");
+  CHECK_FALSE(engine.eval("'((1 . 2) 3)").is<std::map<int, int>>());
+}
+
+TEST_CASE("bytes are bytevectors", "[api][containers][bytes]") {
+  Engine engine;
+  engine.define("checksum", [](std::span<const uint8_t> bytes) {
+    unsigned sum = 0;
+    for (uint8_t b : bytes) sum += b;
+    return sum;
+  });
+  engine.define("fill!", [](std::span<uint8_t> bytes, uint8_t x) {
+    for (uint8_t& b : bytes) b = x;
+  });
+  engine.define("reversed", [](std::vector<uint8_t> v) { return std::vector<uint8_t>(v.rbegin(), v.rend()); });
+  engine.define("raw", [](const std::vector<std::byte>& v) { return v.size(); });
+  CHECK(engine.eval("(checksum (bytevector 1 2 255))").as<int>() == 258);
+  CHECK(engine.eval("(checksum (bytevector))").as<int>() == 0);
+  CHECK(engine.eval("(let ((b (make-bytevector 3 0))) (fill! b 7) b)").to_string() == "#u8(7 7 7)");
+  CHECK(engine.eval("(reversed (bytevector 1 2 3))").to_string() == "#u8(3 2 1)");
+  CHECK(engine.eval("(reversed '(1 2))").to_string() == "#u8(2 1)");  // a list of bytes converts too
+  CHECK(engine.eval("(raw (bytevector 9 9))").as<int>() == 2);
+  CHECK(error_of(engine, "(checksum '(1 2))") ==
+        "checksum: argument 1 (std::span<const uint8_t>): expected a bytevector, got (1 2)");
+  CHECK(error_of(engine, "(reversed '(1 256))") ==
+        "reversed: argument 1 (std::vector<uint8_t>): expected an integer from 0 to 255, got 256");
+  CHECK(engine.eval("(bytevector 1 2)").as<std::vector<uint8_t>>() == std::vector<uint8_t>{1, 2});
+  CHECK(Value(std::vector<uint8_t>{0, 255}).to_string() == "#u8(0 255)");
+  CHECK(Value(std::vector<uint8_t>{}).is_bytevector());
+  // Other integer vectors stay lists.
+  CHECK(Value(std::vector<int>{1, 2}).to_string() == "(1 2)");
+}
+
+TEST_CASE("variants take the first alternative that fits", "[api][containers][variant]") {
+  Engine engine;
+  using Num = std::variant<int64_t, double>;
+  engine.define("kind", [](std::variant<int64_t, double, std::string, std::vector<int>> v) {
+    return std::visit([](const auto& x) -> std::string {
+      using X = std::decay_t<decltype(x)>;
+      if constexpr (std::is_same_v<X, int64_t>) return "int";
+      else if constexpr (std::is_same_v<X, double>) return "double";
+      else if constexpr (std::is_same_v<X, std::string>) return "string";
+      else return "list";
+    }, v);
+  });
+  engine.define("half", [](Num n) -> Num {
+    if (auto* i = std::get_if<int64_t>(&n); i && *i % 2 == 0) return *i / 2;
+    return std::visit([](auto x) { return double(x) / 2; }, n);
+  });
+  CHECK(engine.eval("(kind 2)").as<std::string>() == "int");
+  CHECK(engine.eval("(kind 2.5)").as<std::string>() == "double");
+  CHECK(engine.eval("(kind 1/2)").as<std::string>() == "double");  // converted: no exact fit
+  CHECK(engine.eval("(kind \"s\")").as<std::string>() == "string");
+  CHECK(engine.eval("(kind 'sym)").as<std::string>() == "string");
+  CHECK(engine.eval("(kind '(1 2))").as<std::string>() == "list");
+  CHECK(engine.eval("(half 4)").to_string() == "2");
+  CHECK(engine.eval("(half 3)").to_string() == "1.5");
+  CHECK(error_of(engine, "(kind #\\a)") ==
+        "kind: argument 1 (int64_t or double or std::string or std::vector<int32_t>): "
+        "expected int64_t or double or std::string or std::vector<int32_t>, got #\\a");
+  CHECK(std::get<std::string>(engine.eval("\"x\"").as<std::variant<int, std::string>>()) == "x");
+  // Order matters when both fit exactly: the first wins.
+  CHECK(engine.eval("#t").as<std::variant<bool, int>>().index() == 0);
+  CHECK(engine.eval("1").as<std::variant<bool, int>>().index() == 1);  // bool takes 1 only with conversion
+  CHECK(Value(std::variant<int, std::string>("v")).to_string() == "\"v\"");
+}
+
+TEST_CASE("string views as parameters", "[api][containers]") {
+  Engine engine;
+  engine.define("count-a", [](std::string_view s) { return std::count(s.begin(), s.end(), 'a'); });
+  engine.define("join", [](std::vector<std::string_view> parts, std::string_view sep) {
+    std::string out;
+    for (size_t i = 0; i < parts.size(); i++) out += std::string(i ? sep : "") + std::string(parts[i]);
+    return out;
+  });
+  CHECK(engine.eval("(count-a \"banana\")").as<int>() == 3);
+  CHECK(engine.eval("(count-a 'aa)").as<int>() == 2);
+  CHECK(engine.call("count-a", std::string_view("a-a")).as<int>() == 2);
+  CHECK(error_of(engine, "(count-a 1)") == "count-a: argument 1 (std::string_view): expected a string, got 1");
+}
+
+TEST_CASE("conversions from Value report what did not fit", "[api][containers][errors]") {
+  Engine engine;
+  Value v = engine.eval("'(1 \"two\" 3)");
+  CHECK(as_error(v, [](const Value& x) { x.as<std::vector<int>>(); }) == "expected an integer, got \"two\"");
+  CHECK(as_error(v, [](const Value& x) { x.as<std::array<int, 2>>(); }) == "expected 2 elements, got (1 \"two\" 3)");
+  engine.eval("(define width \"wide\")");
+  try {
+    engine.get<int>("width");
+    FAIL("no error");
+  } catch (const quasi::Error& e) {
+    CHECK(e.message() == "width: expected an integer, got \"wide\"");
+    CHECK(e.kind() == "type");
+  }
+}
