@@ -2,6 +2,8 @@
 // constructors, inheritance (bases<...>), printers, equal?/hash hooks. Public header only.
 #include <quasi/quasi.hpp>
 
+#include "support.hpp"
+
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <memory>
@@ -10,17 +12,9 @@
 
 using quasi::Engine;
 using quasi::Value;
+using api_test::error_of;
 
 namespace {
-std::string error_of(Engine& engine, std::string_view code) {
-  try {
-    engine.eval(code);
-  } catch (const quasi::Error& e) {
-    return e.message();
-  }
-  return "(no error)";
-}
-
 struct Vec2 {
   double x = 0, y = 0;
   Vec2() = default;
@@ -153,6 +147,34 @@ TEST_CASE("methods, static functions and overloaded constructors", "[api][classe
         "(make-vec2 double), (make-vec2 std::string)");
   // One candidate with this many arguments: its own error, naming the argument.
   CHECK(error_of(engine, "(make-vec2 1 'b)") == "make-vec2: argument 2 (double): expected a real number, got b");
+}
+
+namespace {
+struct Owned {
+  static inline int alive = 0;
+  int n;
+  explicit Owned(int n_) : n(n_) { alive++; }
+  ~Owned() { alive--; }
+};
+}  // namespace
+
+TEST_CASE("unique_ptr results and factories give the object to Scheme", "[api][classes]") {
+  {
+    Engine engine;
+    engine.define_type<Owned>("owned")
+        .constructor([](int n) { return std::make_unique<Owned>(n); })
+        .property("n", &Owned::n);
+    engine.define("make-owned-pair", [](int n) { return std::make_pair(std::make_shared<Owned>(n), 1); });
+    CHECK(engine.eval("(owned-n (make-owned 5))").as<int>() == 5);
+    auto p = std::make_unique<Owned>(9);
+    Value v = engine.make(std::move(p));
+    CHECK(p == nullptr);
+    CHECK(engine.call("owned-n", v).as<int>() == 9);
+    CHECK(engine.eval("(owned-n (car (make-owned-pair 3)))").as<int>() == 3);
+    CHECK(Owned::alive >= 1);
+  }
+  for (int i = 0; i < 3; i++) Engine::collect_garbage();
+  CHECK(Owned::alive <= 2);  // collected (conservative scanning may keep one or two)
 }
 
 namespace {

@@ -2,6 +2,8 @@
 // errors when they do not fit. Public header only.
 #include <quasi/quasi.hpp>
 
+#include "support.hpp"
+
 #include <array>
 #include <catch2/catch.hpp>
 #include <cstdint>
@@ -19,16 +21,9 @@
 
 using quasi::Engine;
 using quasi::Value;
+using api_test::error_of;
 
 namespace {
-std::string error_of(Engine& engine, std::string_view code) {
-  try {
-    engine.eval(code);
-  } catch (const quasi::Error& e) {
-    return e.message();
-  }
-  return "(no error)";
-}
 std::string as_error(const Value& v, auto convert) {
   try {
     convert(v);

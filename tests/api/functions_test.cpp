@@ -1,6 +1,8 @@
 // Registering C++ functions and types with Engine::define / define_type. Public header only.
 #include <quasi/quasi.hpp>
 
+#include "support.hpp"
+
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <functional>
@@ -11,18 +13,9 @@
 
 using quasi::Engine;
 using quasi::Value;
+using api_test::error_of;
 
 namespace {
-// Message of the Scheme error that evaluating `code` raises (through C++).
-std::string error_of(Engine& engine, std::string_view code) {
-  try {
-    engine.eval(code);
-  } catch (const quasi::Error& e) {
-    return e.message();
-  }
-  return "(no error)";
-}
-
 int64_t twice(int64_t x) { return 2 * x; }
 }  // namespace
 

@@ -338,15 +338,19 @@ struct Codec<std::tuple<A...>> {
       return list;
     }, t);
   }
-  static std::tuple<A...> from(Engine* e, Word w) {
-    if (sequence_length(w) < 0) type_mismatch(w, "a list or vector");
-    if (sequence_length(w) != int64_t(sizeof...(A))) length_mismatch(w, sizeof...(A));
-    Word items[sizeof...(A) + 1];
+  // The elements of `w` (a list or vector of sizeof...(A) elements) into items, on the C++ stack.
+  static void elements(Word w, Word* items) {
     std::size_t n = 0;
     each_element(w, [&](Word x) {
       items[n++] = x;
       return true;
     });
+  }
+  static std::tuple<A...> from(Engine* e, Word w) {
+    if (sequence_length(w) < 0) type_mismatch(w, "a list or vector");
+    if (sequence_length(w) != int64_t(sizeof...(A))) length_mismatch(w, sizeof...(A));
+    Word items[sizeof...(A) + 1];
+    elements(w, items);
     return [&]<std::size_t... I>(std::index_sequence<I...>) {
       return std::tuple<A...>{Codec<A>::from(e, items[I])...};
     }(std::index_sequence_for<A...>{});
@@ -354,11 +358,7 @@ struct Codec<std::tuple<A...>> {
   static bool fits(Word w, bool exact) {
     if (sequence_length(w) != int64_t(sizeof...(A))) return false;
     Word items[sizeof...(A) + 1];
-    std::size_t n = 0;
-    each_element(w, [&](Word x) {
-      items[n++] = x;
-      return true;
-    });
+    elements(w, items);
     return [&]<std::size_t... I>(std::index_sequence<I...>) {
       return (Codec<A>::fits(items[I], exact) && ... && true);
     }(std::index_sequence_for<A...>{});

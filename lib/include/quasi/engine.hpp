@@ -156,6 +156,8 @@ class Engine {
   template <class T>
   Value make(T&& x) {
     using D = std::remove_cvref_t<T>;
+    static_assert(!detail::is_unique_ptr_v<D> || !std::is_lvalue_reference_v<T>,
+                  "a std::unique_ptr gives its object to Scheme: pass std::move(ptr)");
     if constexpr (std::is_same_v<D, Value>) return Value(std::forward<T>(x));
     else return Value::from_word(detail::Codec<D>::to(this, x), this);
   }

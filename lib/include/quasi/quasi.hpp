@@ -12,26 +12,37 @@
 // Handles are cheap to move; copying one makes a second root.
 //
 // Conversions, both ways, for arguments and results of registered functions, Engine::call,
-// Engine::get/set and Value::as<T>:
+// Engine::get/set and Value::as<T> (convert.hpp; a quasi::Convert<T> specialization adds yours):
 //   C++                                  Scheme
 //   bool                                 boolean (from Scheme: anything but #f is true)
 //   integer types (int, int64_t, ...)    exact integer (range-checked)
 //   float, double                        real (from any real number)
 //   char, char32_t                       character
-//   std::string, std::string_view,       string (from Scheme: a string or a symbol)
-//     const char* (results only)
-//   std::vector<T>                       list (from Scheme: a list or a vector)
+//   std::string, std::string_view,       string (from Scheme: a string or a symbol; a string_view
+//     const char* (results only)           parameter views a copy that lives for the call)
+//   std::vector<T>, std::set<T>, ...     list (from Scheme: a list or a vector)
+//   std::array<T, N>                     vector (from a list or vector of N elements)
+//   std::pair<A, B>                      pair (a . b)
+//   std::tuple<A...>                     list (from a list or vector of as many elements)
+//   std::map<K, V>, unordered_map, ...   association list ((k . v) ...); the first of equal keys wins
+//   std::vector<uint8_t>, <std::byte>    bytevector (from Scheme also a list of bytes)
+//   std::span<const uint8_t> (params)    the bytevector's own bytes (std::span<uint8_t>: writable)
 //   std::optional<T>                     T, or #f for nullopt; a trailing optional parameter
 //                                        of a registered function is an optional argument
-//   std::function<R(A...)>               procedure (either way; needs an engine)
+//   std::variant<A...>                   the first alternative that fits exactly, else the first
+//                                        that fits with conversions
+//   std::function<R(A...)>               procedure (either way; a Value that came out of an
+//                                        engine calls back into it while it exists)
 //   quasi::Value                         any value, unconverted
 //   quasi::Rest (last parameter)         the remaining arguments: a variadic function
 //   a type given to Engine::define_type  foreign object #<name>: T (copied), T&, const T&, T*,
-//     (T, T*, std::shared_ptr<T>)          std::shared_ptr<T>; a result T* is not owned by Scheme
+//     (T, T*, shared_ptr<T>,               shared_ptr<T> (#f is null); a result T* is not owned by
+//      unique_ptr<T> results)              Scheme; an object of a derived type (bases<...>) is
+//                                          accepted as its base
 // A conversion that does not fit throws quasi::Error of kind "type" or "range"; inside a
-// registered function it becomes a Scheme error naming the function:
-// "name: expected an integer, got \"x\"".
-//
+// registered function it becomes a Scheme error naming the function, the argument and its C++
+// type: "add: argument 2 (int64_t): expected an integer, got \"x\"".
+
 // Threads. Any number of engines may run at once, each on its own thread; a thread needs no
 // registration (the first call registers it with the collector, thread exit unregisters it). An
 // engine is used by one thread at a time (a second thread entering it gets quasi::Error), but may
@@ -42,10 +53,13 @@
 // not running on another thread. Engine::interrupt may be called from any thread or a signal
 // handler. Registered functions run on the thread that called into the engine.
 //
-// Lifetimes. Registered C++ functions belong to their engine: a procedure value must not be
-// called after its engine is destroyed. Objects of define_type types owned by Scheme are destroyed
+// Lifetimes. A registered C++ function belongs to its Scheme procedure and its engine: it is
+// destroyed when the procedure is collected or the engine destroyed, whichever comes first. A
+// Value remembers the engine it came out of without keeping it alive: after the engine is
+// destroyed the value stays valid data, but calling a procedure of it (through std::function or
+// another engine) throws quasi::Error. Objects of define_type types owned by Scheme are destroyed
 // by a collector finalizer, on whichever thread allocates at the time.
-//
+
 // Re-entry. A registered function may call back into its engine (Engine::call, eval...). Scheme
 // escapes (continuations, errors handled by an outer guard, limits) may unwind through it as C++
 // exceptions of the engine's own types: catch quasi::Error if you like, but let other exceptions

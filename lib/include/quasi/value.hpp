@@ -135,6 +135,11 @@ struct HostFunction {
   int max_args = 0;  // -1: any number
 };
 
+template <class T>
+constexpr bool is_unique_ptr_v = false;
+template <class T, class D>
+constexpr bool is_unique_ptr_v<std::unique_ptr<T, D>> = true;
+
 // The engine a value came out of (internal; see Value::engine()).
 struct EngineLink;
 

@@ -1,0 +1,21 @@
+// support.hpp — helpers shared by the embedding API tests (public header only).
+#pragma once
+
+#include <quasi/quasi.hpp>
+
+#include <string>
+#include <string_view>
+
+namespace api_test {
+
+// The message of the error that evaluating `code` raises, or "(no error)".
+inline std::string error_of(quasi::Engine& engine, std::string_view code) {
+  try {
+    engine.eval(code);
+  } catch (const quasi::Error& e) {
+    return e.message();
+  }
+  return "(no error)";
+}
+
+}  // namespace api_test
