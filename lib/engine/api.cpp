@@ -807,6 +807,7 @@ Engine::Engine(const Options& options) : state_(std::make_unique<State>()) {
   state_->engine = bridge::create_engine(config_of(options));
   state_->link = new EngineLink;
   state_->link->engine.store(this, std::memory_order_release);
+  if (options.allowed_libraries) bridge::set_allowed_libraries(state_->engine, &*options.allowed_libraries);
 }
 
 Engine::~Engine() {
@@ -866,11 +867,6 @@ Value Engine::get(std::string_view name) {
   return Value::from_word(w, this);
 }
 
-void Engine::global_error(const Error& e, std::string_view name) {
-  if (e.payload()) throw e;
-  throw Error(std::string(name) + ": " + e.message(), e.kind());
-}
-
 bool Engine::contains(std::string_view name) {
   Word w;
   return bridge::lookup_global(state_->engine, name, &w);
@@ -880,7 +876,6 @@ std::vector<std::string> Engine::globals(std::string_view prefix) {
   return bridge::global_names(state_->engine, prefix);
 }
 
-void Engine::set_value(std::string_view name, const Value& v) { bridge::define_global(state_->engine, name, v.word()); }
 
 namespace {
 Value register_shared(Engine& engine, bridge::Engine* be, std::string_view name,
@@ -908,13 +903,51 @@ Value Engine::register_function(std::string_view name, std::unique_ptr<detail::H
   return register_shared(*this, state_->engine, name, std::shared_ptr<detail::HostFunction>(std::move(fn)));
 }
 
-Value Engine::register_overloads(std::string_view name, std::vector<std::unique_ptr<detail::HostFunction>> added,
-                                 bool append) {
-  std::vector<std::shared_ptr<detail::HostFunction>> candidates;
+// ---- definitions: the engine's top level, environments, libraries -----------------------------------
+
+namespace detail {
+
+struct LibraryState {
+  std::string name;                  // "(app host)"
+  Value env;                         // the library's own environment
+  std::vector<std::string> exports;  // in definition order
+};
+
+void variable_error(const Error& e, std::string_view name) {
+  if (e.payload()) throw e;
+  throw Error(std::string(name) + ": " + e.message(), e.kind());
+}
+
+}  // namespace detail
+
+namespace {
+bridge::Engine* bridge_of(Engine* e) { return e->internal_state().engine; }
+// The engine `v` (an environment) belongs to; throws once it has been destroyed.
+Engine& engine_of(const Value& v, const char* what) {
+  Engine* e = v.engine();
+  if (!e) throw Error(std::string("the engine of this ") + what + " has been destroyed");
+  return *e;
+}
+Word env_word(const Value& env) { return env.is_unspecified() ? 0 : env.word(); }
+
+void export_name(Engine* e, detail::LibraryState& lib, std::string_view name) {
+  if (std::find(lib.exports.begin(), lib.exports.end(), name) == lib.exports.end()) lib.exports.emplace_back(name);
+  bridge::register_library(bridge_of(e), lib.name, lib.env.word(), lib.exports);
+}
+}  // namespace
+
+void detail::Target::define_value(std::string_view name, const Value& v) const {
+  bridge::define_in(bridge_of(engine), env_word(env), name, v.word());
+  if (library) export_name(engine, *library, name);
+}
+
+Value detail::Target::functions(std::string_view name, std::vector<std::unique_ptr<HostFunction>> added,
+                                bool append) const {
+  std::vector<std::shared_ptr<HostFunction>> candidates;
   Word w;
-  if (append && bridge::lookup_global(state_->engine, name, &w)) {
+  if (append && bridge::lookup_in(bridge_of(engine), env_word(env), name, &w)) {
     auto* reg = static_cast<Registration*>(bridge::host_procedure_context(w, invoke_host));
-    if (!reg || reg->link != state_->link || !reg->fn)
+    if (!reg || reg->link != engine->link() || !reg->fn)
       throw Error("overload: " + std::string(name) + " is bound to " + bridge::describe(w) +
                       ", not to a C++ function of this engine",
                   "type");
@@ -922,9 +955,83 @@ Value Engine::register_overloads(std::string_view name, std::vector<std::unique_
     else candidates.push_back(reg->fn);
   }
   for (auto& f : added) candidates.push_back(std::move(f));
-  if (candidates.size() == 1) return register_shared(*this, state_->engine, name, std::move(candidates[0]));
-  return register_shared(*this, state_->engine, name,
+  if (candidates.size() == 1) return register_shared(*engine, bridge_of(engine), name, std::move(candidates[0]));
+  return register_shared(*engine, bridge_of(engine), name,
                          std::make_shared<OverloadSet>(std::string(name), std::move(candidates)));
+}
+
+Library Engine::define_library(std::string_view name) {
+  auto state = std::make_shared<detail::LibraryState>();
+  state->name = std::string(name);
+  state->env = Value::from_word(bridge::make_environment(state_->engine, "(scheme base)"), this);
+  bridge::register_library(state_->engine, state->name, state->env.word(), {});
+  return Library(std::move(state));
+}
+
+Library& Library::scheme(std::string_view code) {
+  Engine& e = engine_of(state_->env, "library");
+  std::vector<std::string> before = bridge::defined_names(bridge_of(&e), state_->env.word());
+  bridge::eval_in(bridge_of(&e), state_->env.word(), code, state_->name);
+  for (const std::string& n : bridge::defined_names(bridge_of(&e), state_->env.word()))
+    if (!std::binary_search(before.begin(), before.end(), n)) export_name(&e, *state_, n);
+  return *this;
+}
+
+const std::string& Library::name() const { return state_->name; }
+
+detail::Target Library::definition_target() const {
+  return {&engine_of(state_->env, "library"), state_->env, state_};
+}
+
+namespace {
+std::string joined(const auto& sets) {
+  std::string text;
+  for (const auto& s : sets) (text += s) += ' ';
+  return text;
+}
+}  // namespace
+
+Environment Engine::new_environment(std::initializer_list<std::string_view> import_sets) {
+  return Environment(Value::from_word(bridge::make_environment(state_->engine, joined(import_sets)), this));
+}
+Environment Engine::new_environment(const std::vector<std::string>& import_sets) {
+  return Environment(Value::from_word(bridge::make_environment(state_->engine, joined(import_sets)), this));
+}
+
+void Engine::set_allowed_libraries(const std::optional<std::vector<std::string>>& names) {
+  state_->options.allowed_libraries = names;
+  bridge::set_allowed_libraries(state_->engine, names ? &*names : nullptr);
+}
+
+Engine& Environment::engine() const { return engine_of(env_, "environment"); }
+
+detail::Target Environment::definition_target() const { return {&engine(), env_, nullptr}; }
+
+Value Environment::eval(std::string_view code, std::string_view source_name) {
+  Engine& e = engine();
+  return Value::from_word(bridge::eval_in(bridge_of(&e), env_.word(), code, source_name), &e);
+}
+
+Value Environment::load(const std::string& path) {
+  Engine& e = engine();
+  return Value::from_word(bridge::load_in(bridge_of(&e), env_.word(), path), &e);
+}
+
+Value Environment::get(std::string_view name) {
+  Engine& e = engine();
+  Word w;
+  if (!bridge::lookup_in(bridge_of(&e), env_.word(), name, &w))
+    throw Error("unbound variable: " + std::string(name), "unbound");
+  return Value::from_word(w, &e);
+}
+
+bool Environment::contains(std::string_view name) {
+  Word w;
+  return bridge::lookup_in(bridge_of(&engine()), env_.word(), name, &w);
+}
+
+std::vector<std::string> Environment::globals(std::string_view prefix) {
+  return bridge::names_in(bridge_of(&engine()), env_.word(), prefix);
 }
 
 void Engine::name_type(const void* key, std::string_view name) {

@@ -33,6 +33,7 @@
 #include "eval/embedded.hpp"
 #include "engine/toplevel.hpp"
 #include "engine/dump.hpp"
+#include "engine/library.hpp"
 #include "engine/startup.hpp"
 #include "passes/pass_manager.hpp"
 #include "quasi/error.hpp"
@@ -403,33 +404,61 @@ Word apply(Engine* e, Word proc, int argc, const Word* argv) {
   });
 }
 
-bool lookup_global(Engine* e, std::string_view name, Word* out) {
+// ---- environments and libraries --------------------------------------------------------------------
+
+namespace {
+// The environment a bridge call names: 0 is the engine's interaction environment.
+Environment* env_of(Engine* e, Word env) { return env ? Value{env}.as<Environment>() : e->vm.interaction_env; }
+
+// The datums of `text` as a list (library names, import sets written by the host).
+Value read_data(std::string_view text) {
+  StringSource src(text, 0);
+  Reader reader(src);
+  Value items = kNil;
+  for (Value d = reader.read(); d != kEof; d = reader.read()) items = cons(d, items);
+  return reverse_list(items);
+}
+
+Value read_one_datum(std::string_view text, const char* what) {
+  Value items = read_data(text);
+  if (!is_pair(items) || cdr(items) != kNil)
+    throw_condition("error", what, "expected one datum, got " + std::string(text));
+  return car(items);
+}
+}  // namespace
+
+bool lookup_global(Engine* e, std::string_view name, Word* out) { return lookup_in(e, 0, name, out); }
+void define_global(Engine* e, std::string_view name, Word value) { define_in(e, 0, name, value); }
+std::vector<std::string> global_names(Engine* e, std::string_view prefix) { return names_in(e, 0, prefix); }
+
+bool lookup_in(Engine* e, Word env, std::string_view name, Word* out) {
   Entry entry(e);
-  Value b = e->vm.interaction_env->lookup(intern(name));
+  Value b = env_of(e, env)->lookup(intern(name));
   if (!has_type(b, Type::GlobalCell) || b.as<GlobalCell>()->value == kUnbound) return false;
   *out = b.as<GlobalCell>()->value.bits;
   return true;
 }
 
-void define_global(Engine* e, std::string_view name, Word value) {
+void define_in(Engine* e, Word env, std::string_view name, Word value) {
   Entry entry(e);
+  Environment* target = env_of(e, env);
   Value v{value};
   Value sym = intern(name);
-  Value b = e->vm.interaction_env->lookup(sym);
-  // A binding the user environment owns is assigned (through the VM's write barrier, so code that
+  Value b = target->lookup(sym);
+  // A binding the environment owns is assigned (through the VM's write barrier, so code that
   // inlined or depends on it sees the change); anything else gets a new definition.
-  if (has_type(b, Type::GlobalCell) && b.as<GlobalCell>()->owner == make_ptr(e->vm.interaction_env)) {
+  if (has_type(b, Type::GlobalCell) && b.as<GlobalCell>()->owner == make_ptr(target)) {
     e->impl->cell_written(b, v);
     return;
   }
-  e->vm.interaction_env->define(sym, v);
+  target->define(sym, v);
 }
 
-std::vector<std::string> global_names(Engine* e, std::string_view prefix) {
+std::vector<std::string> names_in(Engine* e, Word env, std::string_view prefix) {
   Entry entry(e);
   bool internals = !prefix.empty() && prefix.front() == '%';
   std::vector<std::string> names;
-  for (const auto& [sym, binding] : *e->vm.interaction_env->table) {
+  for (const auto& [sym, binding] : *env_of(e, env)->table) {
     if (has_type(binding, Type::GlobalCell) && binding.as<GlobalCell>()->value == kUnbound) continue;
     std::string_view name = quasi::symbol_name(sym);
     if (name.substr(0, prefix.size()) != prefix) continue;
@@ -438,6 +467,51 @@ std::vector<std::string> global_names(Engine* e, std::string_view prefix) {
   }
   std::sort(names.begin(), names.end());
   return names;
+}
+
+std::vector<std::string> defined_names(Engine* e, Word env) {
+  Entry entry(e);
+  Environment* target = env_of(e, env);
+  std::vector<std::string> names;
+  for (const auto& [sym, binding] : *target->table)
+    if (has_type(binding, Type::GlobalCell) && binding.as<GlobalCell>()->owner == make_ptr(target) &&
+        binding.as<GlobalCell>()->value != kUnbound)
+      names.emplace_back(quasi::symbol_name(sym));
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+Word eval_in(Engine* e, Word env, std::string_view code, std::string_view source_name) {
+  return guarded(e, [&] { return eval_source(e->vm, code, std::string(source_name), env_of(e, env)); });
+}
+
+Word load_in(Engine* e, Word env, const std::string& path) {
+  return guarded(e, [&] { return load_file(e->vm, path, env_of(e, env)); });
+}
+
+Word make_environment(Engine* e, std::string_view import_sets) {
+  return guarded(e, [&] { return make_ptr(environment_from_imports(e->vm, read_data(import_sets), kFalse)); });
+}
+
+void register_library(Engine* e, std::string_view name, Word env, const std::vector<std::string>& exports) {
+  guarded(e, [&] {
+    Value l = kNil;
+    for (auto it = exports.rbegin(); it != exports.rend(); ++it) l = cons(intern(*it), l);
+    quasi::register_library(e->vm, read_one_datum(name, "define-library"), env_of(e, env), l);
+    return kUnspecified;
+  });
+}
+
+void set_allowed_libraries(Engine* e, const std::vector<std::string>* names) {
+  guarded(e, [&] {
+    Value l = kFalse;
+    if (names) {
+      l = kNil;
+      for (auto it = names->rbegin(); it != names->rend(); ++it) l = cons(read_one_datum(*it, "allowed-libraries"), l);
+    }
+    e->vm.library_allow.set(l);
+    return kUnspecified;
+  });
 }
 
 bool input_incomplete(std::string_view code) { return datum_incomplete(code); }

@@ -62,6 +62,27 @@ void define_global(Engine* e, std::string_view name, Word value);
 // Names bound in the interaction environment (variables with a value, and keywords) that start
 // with `prefix`, sorted; names starting with '%' (internals) only when `prefix` does.
 std::vector<std::string> global_names(Engine* e, std::string_view prefix);
+
+// ---- environments and libraries (engine/library.hpp) -------------------------------------------
+// An environment is named by its word; 0 is the engine's interaction environment.
+bool lookup_in(Engine* e, Word env, std::string_view name, Word* out);
+// (define name value) in env: a cell env owns is assigned, anything else defined anew.
+void define_in(Engine* e, Word env, std::string_view name, Word value);
+// As global_names, for env.
+std::vector<std::string> names_in(Engine* e, Word env, std::string_view prefix);
+// The names env itself defines (its own cells with a value, not its imports), sorted.
+std::vector<std::string> defined_names(Engine* e, Word env);
+Word eval_in(Engine* e, Word env, std::string_view code, std::string_view source_name);
+Word load_in(Engine* e, Word env, const std::string& path);
+// A new environment (definitions allowed) holding what `import_sets` (text: "(scheme base)
+// (only (app host) log)") names.
+Word make_environment(Engine* e, std::string_view import_sets);
+// Registers the library `name` (text: "(app host)") exporting `exports` of env; again with the
+// same name replaces it for later imports.
+void register_library(Engine* e, std::string_view name, Word env, const std::vector<std::string>& exports);
+// The libraries `import` may load (texts of library names), or any (null). Libraries the host
+// registered are always allowed.
+void set_allowed_libraries(Engine* e, const std::vector<std::string>* names);
 bool input_incomplete(std::string_view code);
 void set_command_line(Engine* e, const std::vector<std::string>& args);
 // Any thread; async-signal-safe.

@@ -205,6 +205,16 @@ Binding* find_binding(Bindings& bs, Value sym) {
   return nullptr;
 }
 
+// Whether Vm::library_allow lets `name` be imported here. The allow-list limits what programs, the
+// REPL and environments import, and the libraries they define themselves; the libraries it lets
+// in (found on the search path or built in) import what they need, as (scheme base) does (quasi
+// core). Libraries the host registered are always allowed.
+bool import_allowed(Vm& vm, Value name) {
+  Value allowed = vm.library_allow.get();
+  return allowed == kFalse || vm.libraries_loading.get() != kNil || member_equal(name, allowed) ||
+         member_equal(name, vm.host_libraries.get());
+}
+
 // What an import set names. `at` locates errors (the import form).
 Bindings resolve_import_set(Vm& vm, Value set, Value at) {
   set = syntax_to_datum(set);
@@ -215,8 +225,7 @@ Bindings resolve_import_set(Vm& vm, Value set, Value at) {
                   is_pair(cdr(set)) && is_pair(cadr(set));
   if (!modifier) {
     Value name = check_name("import", set, at);
-    Value allowed = vm.library_allow.get();
-    if (allowed != kFalse && !member_equal(name, allowed) && !member_equal(name, vm.host_libraries.get()))
+    if (!import_allowed(vm, name))
       fail("import", at, "library " + write_to_string(name) + " is not available in this engine");
     if (equal(name, core_library_name())) return all_bindings(vm.core_env);
     if (equal(name, quasi_library_name())) {
@@ -272,7 +281,10 @@ void import_sets(Vm& vm, Environment* env, Value sets, Value at) {
   for (Value l = sets; is_pair(l); l = cdr(l)) {
     for (const Binding& b : resolve_import_set(vm, car(l), at)) {
       Value old = env->lookup(b.name);
-      if (old != kUnbound && old != b.binding && !replace)
+      // A cell a failed reference made (no definition, no value) is no binding to conflict with.
+      bool placeholder = has_type(old, Type::GlobalCell) && old.as<GlobalCell>()->value == kUnbound &&
+                         old.as<GlobalCell>()->owner == make_ptr(env);
+      if (old != kUnbound && old != b.binding && !replace && !placeholder)
         fail("import", at,
              write_to_string(b.name) + " is imported with two different bindings (the second from " +
                  write_to_string(syntax_to_datum(car(l))) + ")");
@@ -453,9 +465,7 @@ void define_library(Vm& vm, Value form) {
 bool library_exists(Vm& vm, Value name) {
   name = syntax_to_datum(name);
   if (!valid_name(name)) return false;
-  Value allowed = vm.library_allow.get();
-  if (allowed != kFalse && !member_equal(name, allowed) && !member_equal(name, vm.host_libraries.get()))
-    return false;
+  if (!import_allowed(vm, name)) return false;
   return equal(name, core_library_name()) || equal(name, quasi_library_name()) ||
          find_library(vm, name) != kFalse || locate(vm, name).has_value();
 }

@@ -36,7 +36,8 @@ template <class T>
 class TypeBuilder {
  public:
   template <class... B>
-  TypeBuilder(Engine& engine, std::string name, bases<B...>) : engine_(engine), name_(std::move(name)) {
+  TypeBuilder(detail::Target target, std::string name, bases<B...>)
+      : target_(std::move(target)), engine_(*target_.engine), name_(std::move(name)) {
     static_assert((std::is_base_of_v<B, T> && ...), "bases<B...>: each B must be a base class of T");
     (detail::register_base(detail::type_key<T>(), detail::type_key<B>(), &detail::upcast<T, B>), ...);
 #if defined(__GXX_RTTI) || defined(__cpp_rtti) || defined(_CPPRTTI)
@@ -44,7 +45,7 @@ class TypeBuilder {
     if constexpr (std::is_polymorphic_v<T>) detail::register_dynamic_type(typeid(T), detail::type_key<T>());
 #endif
     engine_.name_type(detail::type_key<T>(), name_);
-    engine_.define(detail::cat({name_, "?"}), [](const Value& v) { return v.is<T>(); });
+    add(detail::cat({name_, "?"}), [](const Value& v) { return v.is<T>(); });
   }
 
   // (make-<name> args...) -> a new T(args...) owned by Scheme. Several constructor<...>() calls
@@ -161,13 +162,12 @@ class TypeBuilder {
   // Defines `n`, or adds an overload if this builder defined it already.
   template <class F>
   void add(const std::string& n, F&& fn) {
-    for (const std::string& d : defined_)
-      if (d == n) {
-        engine_.overload(n, std::forward<F>(fn));
-        return;
-      }
-    engine_.define(n, std::forward<F>(fn));
-    defined_.push_back(n);
+    bool again = false;
+    for (const std::string& d : defined_) again = again || d == n;
+    std::vector<std::unique_ptr<detail::HostFunction>> candidates;
+    candidates.push_back(detail::make_host_function(engine_, std::forward<F>(fn)));
+    target_.define_value(n, target_.functions(n, std::move(candidates), again));
+    if (!again) defined_.push_back(n);
   }
 
   template <class M, class... A, class R>
@@ -205,14 +205,16 @@ class TypeBuilder {
     }
   }
 
+  detail::Target target_;
   Engine& engine_;
   std::string name_;
   std::vector<std::string> defined_;
 };
 
+template <class Self>
 template <class T, class... B>
-TypeBuilder<T> Engine::define_type(std::string_view name, bases<B...> b) {
-  return TypeBuilder<T>(*this, std::string(name), b);
+TypeBuilder<T> detail::Definitions<Self>::define_type(std::string_view name, bases<B...> b) {
+  return TypeBuilder<T>(target(), std::string(name), b);
 }
 
 inline int64_t Value::as_int() const { return as<int64_t>(); }

@@ -640,5 +640,18 @@ bool Value::is() const {
   return detail::Codec<D>::fits(word(), false);
 }
 
+namespace detail {
+[[noreturn]] void variable_error(const Error& e, std::string_view name);
+
+template <class T>
+T converted(const Value& v, std::string_view name) {
+  try {
+    return v.as<T>();
+  } catch (const Error& e) {
+    variable_error(e, name);
+  }
+}
+}  // namespace detail
+
 }  // namespace api
 }  // namespace quasi

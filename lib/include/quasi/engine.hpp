@@ -9,9 +9,67 @@
 namespace quasi {
 inline namespace api {
 
+class Library;
+class Environment;
+
+namespace detail {
+
+struct LibraryState;
+
+// Where definitions go: the engine's top level, an Environment, or a Library being built (which
+// exports each name and is registered again). Internal.
+struct Target {
+  Engine* engine;
+  Value env;                             // the unspecified value: the interaction environment
+  std::shared_ptr<LibraryState> library;  // set for a Library
+  void define_value(std::string_view name, const Value& v) const;
+  // A procedure for `added` (one function, or an overload set after the candidates of the C++
+  // function bound to `name` if `append`).
+  Value functions(std::string_view name, std::vector<std::unique_ptr<HostFunction>> added, bool append) const;
+};
+
+// define, overload, set and define_type, shared by Engine, Environment and Library: each has a
+// definition_target() saying where the definitions go.
+template <class Self>
+class Definitions {
+ public:
+  // Defines a Scheme procedure `name` that calls `fn` (a lambda, function object or function
+  // pointer with a fixed signature), converting arguments and result. Wrong argument counts and
+  // types raise Scheme errors naming it and the argument; a C++ exception thrown by `fn` becomes
+  // a Scheme error (message from what()) that Scheme code can guard.
+  //
+  // Overloads. Given several callables, define makes one procedure that calls the first whose
+  // parameters fit the arguments: first looking for one that fits without conversions (an exact
+  // integer for an integer parameter, a flonum for a double, a string for a string, an object of
+  // the very type), then for one that fits with them (an integer for a double, a symbol for a
+  // string, a derived object for its base, anything for bool); in registration order each time.
+  // When none fits, the error lists the candidates. Like Scheme's own define, a later define of
+  // the same name replaces the binding (a script or host can redefine a function); overload()
+  // adds a candidate to the C++ function already bound to `name` (or defines it).
+  template <class... F>
+    requires(sizeof...(F) >= 1)
+  Self& define(std::string_view name, F&&... fns);
+  template <class F>
+  Self& overload(std::string_view name, F&& fn);
+  // Defines (or assigns) a variable.
+  template <class T>
+  Self& set(std::string_view name, T&& value);
+  // Exposes a C++ type T: its objects print as #<name>, (name? x) tests for one, and the builder
+  // (class.hpp) adds constructors, properties, methods, static functions, a printer, equality
+  // and hash. bases<B...>() names registered base classes: T objects are accepted where a B is
+  // expected.
+  template <class T, class... B>
+  TypeBuilder<T> define_type(std::string_view name, bases<B...> = {});
+
+ private:
+  Target target() const { return static_cast<const Self*>(this)->definition_target(); }
+};
+
+}  // namespace detail
+
 // ---- Engine --------------------------------------------------------------------------------------
 
-class Engine {
+class Engine : public detail::Definitions<Engine> {
  public:
   struct Options {
     // Capabilities. Without them the procedures are replaced by ones that raise an error naming
@@ -43,6 +101,10 @@ class Engine {
     // library_path_after. Without allow_files only the built-in libraries are found.
     std::vector<std::string> library_path;
     std::vector<std::string> library_path_after;
+    // The only libraries `import` may load ("(scheme base)", "(scheme write)", ...), when set;
+    // libraries made with define_library are always allowed. A sandbox's programs then see
+    // exactly what the host chooses.
+    std::optional<std::vector<std::string>> allowed_libraries;
 
     // No file, process or environment access.
     static Options sandboxed() {
@@ -103,12 +165,7 @@ class Engine {
   // Converted; a mismatch names the variable ("width: expected an integer, got \"x\"").
   template <class T>
   T get(std::string_view name) {
-    Value v = get(name);
-    try {
-      return v.as<T>();
-    } catch (const Error& e) {
-      global_error(e, name);
-    }
+    return detail::converted<T>(get(name), name);
   }
   bool contains(std::string_view name);
   // The names bound in the interaction environment (variables with a value, and syntactic
@@ -116,41 +173,25 @@ class Engine {
   // start with '%' are the engine's internals and are listed only when `prefix` starts with '%'.
   // For a REPL's completion or an `apropos`.
   std::vector<std::string> globals(std::string_view prefix = "");
-  // Defines (or assigns) a global variable.
-  template <class T>
-  void set(std::string_view name, T&& value) {
-    set_value(name, make(std::forward<T>(value)));
-  }
-
-  // Defines a Scheme procedure `name` that calls `fn` (a lambda, function object or function
-  // pointer with a fixed signature), converting arguments and result. Wrong argument counts and
-  // types raise Scheme errors naming it and the argument; a C++ exception thrown by `fn` becomes
-  // a Scheme error (message from what()) that Scheme code can guard.
-  //
-  // Overloads. Given several callables, define makes one procedure that calls the first whose
-  // parameters fit the arguments: first looking for one that fits without conversions (an exact
-  // integer for an integer parameter, a flonum for a double, a string for a string, an object of
-  // the very type), then for one that fits with them (an integer for a double, a symbol for a
-  // string, a derived object for its base, anything for bool); in registration order each time.
-  // When none fits, the error lists the candidates. Like Scheme's own define, a later define of
-  // the same name replaces the binding (a script or host can redefine a function); overload()
-  // adds a candidate to the C++ function already bound to `name` (or defines it).
-  template <class... F>
-    requires(sizeof...(F) >= 1)
-  void define(std::string_view name, F&&... fns);
-  template <class F>
-  void overload(std::string_view name, F&& fn);
-  // Makes a procedure value (one callable, or an overload set) without defining a global.
+  // Makes a procedure value (one callable, or an overload set: see define) without defining a
+  // global.
   template <class... F>
     requires(sizeof...(F) >= 1)
   Value function(std::string_view name, F&&... fns);
 
-  // Exposes a C++ type T: its objects print as #<name>, (name? x) tests for one, and the builder
-  // (class.hpp) adds constructors, properties, methods, static functions, a printer, equality
-  // and hash. bases<B...>() names registered base classes: T objects are accepted where a B is
-  // expected.
-  template <class T, class... B>
-  TypeBuilder<T> define_type(std::string_view name, bases<B...> = {});
+  // A library made in C++, importable as (import (app host)) by this engine's programs,
+  // libraries, environments and REPL, also when files or other libraries are not allowed. Its
+  // define, overload, set and define_type export what they define; scheme() adds definitions
+  // written in Scheme. Defining the same library name again starts it afresh.
+  Library define_library(std::string_view name);
+  // A separate top level holding what `import_sets` name ("(scheme base)", "(app host)",
+  // "(only (scheme write) display)"), where scripts are evaluated apart from each other and from
+  // the engine's own globals. Nothing imported: an empty environment.
+  Environment new_environment(std::initializer_list<std::string_view> import_sets);
+  Environment new_environment(const std::vector<std::string>& import_sets);
+  // The libraries `import` may load from now on (by name: "(scheme base)"), or any (nullopt).
+  // Libraries made with define_library are always allowed. Also Options::allowed_libraries.
+  void set_allowed_libraries(const std::optional<std::vector<std::string>>& names);
 
   // Converts a C++ value in this engine (also foreign objects and functions).
   template <class T>
@@ -189,15 +230,12 @@ class Engine {
   struct State;
   State& internal_state() { return *state_; }
   Value register_function(std::string_view name, std::unique_ptr<detail::HostFunction> fn);
-  // An overload set of `candidates`, after those of the C++ function bound to `name` if `append`.
-  Value register_overloads(std::string_view name, std::vector<std::unique_ptr<detail::HostFunction>> candidates,
-                           bool append);
   void name_type(const void* key, std::string_view name);
   detail::EngineLink* link() const;
+  detail::Target definition_target() { return {this, Value(), nullptr}; }
+  detail::Target definition_target() const { return {const_cast<Engine*>(this), Value(), nullptr}; }
 
  private:
-  void set_value(std::string_view name, const Value& v);
-  [[noreturn]] static void global_error(const Error& e, std::string_view name);
   std::unique_ptr<State> state_;
 };
 

@@ -258,28 +258,44 @@ struct Codec<std::function<R(A...)>> {
 
 template <class... F>
   requires(sizeof...(F) >= 1)
-void Engine::define(std::string_view name, F&&... fns) {
-  set_value(name, function(name, std::forward<F>(fns)...));
+Value Engine::function(std::string_view name, F&&... fns) {
+  std::vector<std::unique_ptr<detail::HostFunction>> candidates;
+  (candidates.push_back(detail::make_host_function(*this, std::forward<F>(fns))), ...);
+  return definition_target().functions(name, std::move(candidates), false);
 }
 
+namespace detail {
+
+template <class Self>
 template <class... F>
   requires(sizeof...(F) >= 1)
-Value Engine::function(std::string_view name, F&&... fns) {
-  if constexpr (sizeof...(F) == 1) {
-    return detail::make_function(*this, name, std::forward<F>(fns)...);
-  } else {
-    std::vector<std::unique_ptr<detail::HostFunction>> candidates;
-    (candidates.push_back(detail::make_host_function(*this, std::forward<F>(fns))), ...);
-    return register_overloads(name, std::move(candidates), false);
-  }
+Self& Definitions<Self>::define(std::string_view name, F&&... fns) {
+  Target t = target();
+  std::vector<std::unique_ptr<HostFunction>> candidates;
+  (candidates.push_back(make_host_function(*t.engine, std::forward<F>(fns))), ...);
+  t.define_value(name, t.functions(name, std::move(candidates), false));
+  return static_cast<Self&>(*this);
 }
 
+template <class Self>
 template <class F>
-void Engine::overload(std::string_view name, F&& fn) {
-  std::vector<std::unique_ptr<detail::HostFunction>> candidates;
-  candidates.push_back(detail::make_host_function(*this, std::forward<F>(fn)));
-  set_value(name, register_overloads(name, std::move(candidates), true));
+Self& Definitions<Self>::overload(std::string_view name, F&& fn) {
+  Target t = target();
+  std::vector<std::unique_ptr<HostFunction>> candidates;
+  candidates.push_back(make_host_function(*t.engine, std::forward<F>(fn)));
+  t.define_value(name, t.functions(name, std::move(candidates), true));
+  return static_cast<Self&>(*this);
 }
+
+template <class Self>
+template <class T>
+Self& Definitions<Self>::set(std::string_view name, T&& value) {
+  Target t = target();
+  t.define_value(name, t.engine->make(std::forward<T>(value)));
+  return static_cast<Self&>(*this);
+}
+
+}  // namespace detail
 
 }  // namespace api
 }  // namespace quasi

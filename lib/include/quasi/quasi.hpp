@@ -65,7 +65,9 @@
 // exceptions of the engine's own types: catch quasi::Error if you like, but let other exceptions
 // you do not know pass (rethrow from catch (...)).
 //
-// Sandboxing and limits: see Engine::Options.
+// Libraries and environments (library.hpp): Engine::define_library makes a library in C++ that
+// Scheme code imports like any other; Engine::new_environment a separate top level for scripts
+// that must not see each other. Sandboxing and limits: see Engine::Options.
 #pragma once
 
 #include <array>
@@ -95,6 +97,7 @@
 #define QUASI_PUBLIC_HEADER
 #include "quasi/value.hpp"
 #include "quasi/engine.hpp"
+#include "quasi/library.hpp"
 #include "quasi/convert.hpp"
 #include "quasi/function.hpp"
 #include "quasi/class.hpp"

@@ -140,6 +140,10 @@ constexpr bool is_unique_ptr_v = false;
 template <class T, class D>
 constexpr bool is_unique_ptr_v<std::unique_ptr<T, D>> = true;
 
+// v.as<T>(), with a mismatch naming the variable `name` (convert.hpp).
+template <class T>
+T converted(const Value& v, std::string_view name);
+
 // The engine a value came out of (internal; see Value::engine()).
 struct EngineLink;
 

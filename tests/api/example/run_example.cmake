@@ -1,6 +1,6 @@
 # Installs the Quasi build at BUILD_DIR into a temporary prefix, then configures, builds and runs
-# the example application against that installed package (find_package(quasi CONFIG)), and also
-# compiles it with the flags pkg-config gives for quasi.pc. Run by ctest (tests/CMakeLists.txt).
+# the example applications against that installed package (find_package(quasi CONFIG)), and also
+# compiles them with the flags pkg-config gives for quasi.pc. Run by ctest (tests/CMakeLists.txt).
 #   cmake -DBUILD_DIR=... -DSOURCE_DIR=... -DWORK_DIR=... -DGENERATOR=... -DCXX=... [-DSANITIZE_FLAGS=...] -P run_example.cmake
 foreach(v BUILD_DIR SOURCE_DIR WORK_DIR GENERATOR CXX)
   if(NOT DEFINED ${v})
@@ -35,11 +35,30 @@ run(${CMAKE_COMMAND} -S ${SOURCE_DIR} -B ${WORK_DIR}/build -G ${GENERATOR}
     -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_CXX_COMPILER=${CXX} -DCMAKE_BUILD_TYPE=Debug
     "-DCMAKE_CXX_FLAGS=${SANITIZE_FLAGS}" "-DCMAKE_EXE_LINKER_FLAGS=${SANITIZE_FLAGS}")
 run(${CMAKE_COMMAND} --build ${WORK_DIR}/build)
+set(plugins ${SOURCE_DIR}/plugins/greeter.scm ${SOURCE_DIR}/plugins/wordcount.scm ${SOURCE_DIR}/plugins/spinner.scm)
+
+# What each application must print (beside exiting 0).
+function(check_rules output how)
+  if(NOT output MATCHES "stopped: .*limit exceeded" OR NOT output MATCHES "\nok\n")
+    message(FATAL_ERROR "rules_example (${how}): unexpected output\n${output}")
+  endif()
+endfunction()
+function(check_plugins output how)
+  foreach(expected "loaded greeter\nloaded wordcount\nloaded spinner\n" "greeter -> ann: welcome, ann!"
+                   "spinner failed on \"spin\": time limit exceeded" "wordcount -> ann: 7 words so far"
+                   "summary: \\(\"greeter\" greeted 2\\)" "\nok\n")
+    if(NOT output MATCHES "${expected}")
+      message(FATAL_ERROR "plugin_host (${how}): no match for ${expected} in\n${output}")
+    endif()
+  endforeach()
+endfunction()
+
 run(${WORK_DIR}/build/rules_example ${SOURCE_DIR}/rules.scm)
 message(STATUS "rules_example (CMake package):\n${last_output}")
-if(NOT last_output MATCHES "stopped: .*limit exceeded" OR NOT last_output MATCHES "\nok\n")
-  message(FATAL_ERROR "unexpected output")
-endif()
+check_rules("${last_output}" "CMake package")
+run(${WORK_DIR}/build/plugin_host ${plugins})
+message(STATUS "plugin_host (CMake package):\n${last_output}")
+check_plugins("${last_output}" "CMake package")
 
 # 2. pkg-config --cflags --libs quasi
 find_program(PKG_CONFIG pkg-config)
@@ -51,21 +70,9 @@ if(PKG_CONFIG)
   separate_arguments(san UNIX_COMMAND "${SANITIZE_FLAGS}")
   run(${CXX} ${san} ${SOURCE_DIR}/main.cpp -o ${WORK_DIR}/rules_example_pc ${flags})
   run(${WORK_DIR}/rules_example_pc ${SOURCE_DIR}/rules.scm)
-  message(STATUS "rules_example (pkg-config): ok")
-endif()
-
-# 3. The Scheme libraries: installed to share/quasi/lib, where the installed `quasi` finds them
-#    (a site library added there is importable).
-if(NOT EXISTS ${prefix}/share/quasi/lib/scheme/base.sld)
-  message(FATAL_ERROR "not installed: share/quasi/lib/scheme/base.sld")
-endif()
-if(EXISTS ${prefix}/bin/quasi)
-  file(WRITE ${prefix}/share/quasi/lib/site/probe.sld
-       "(define-library (site probe) (import (scheme base)) (export probe) (begin (define probe 42)))\n")
-  file(WRITE ${WORK_DIR}/probe.scm "(import (scheme base) (scheme write) (site probe))\n(display probe)\n")
-  run(${prefix}/bin/quasi ${WORK_DIR}/probe.scm)
-  if(NOT last_output STREQUAL "42")
-    message(FATAL_ERROR "the installed quasi did not find share/quasi/lib/site/probe.sld: ${last_output}")
-  endif()
-  message(STATUS "installed libraries: ok")
+  check_rules("${last_output}" "pkg-config")
+  run(${CXX} ${san} ${SOURCE_DIR}/plugin_host.cpp -o ${WORK_DIR}/plugin_host_pc ${flags})
+  run(${WORK_DIR}/plugin_host_pc ${plugins})
+  check_plugins("${last_output}" "pkg-config")
+  message(STATUS "rules_example and plugin_host (pkg-config): ok")
 endif()
