@@ -17,7 +17,7 @@ Proto* proto_of(const char* who, Value proc) {
 // (jit-mode) returns the mode; (jit-mode 'off|'on|'force) sets it and returns the old one.
 QUASI_PRIM(p_jit_mode) {
   VmImpl& impl = *vm.impl;
-  Value old = intern(jit_mode_name(impl.jit_mode));
+  Value old = intern(jit_mode_name(impl.jit.mode));
   if (argc == 1) {
     JitMode m;
     if (!is_symbol(argv[0]) || !parse_jit_mode(symbol_name(argv[0]), &m))

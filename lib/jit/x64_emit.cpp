@@ -81,7 +81,7 @@ constexpr int32_t kVmCurProto = int32_t(offsetof(VmImpl, cur_proto));
 constexpr int32_t kVmPoll = int32_t(offsetof(VmImpl, poll_countdown));
 constexpr int32_t kVmBarrierValue = int32_t(offsetof(VmImpl, barrier_value));
 constexpr int32_t kVmErrorPc = int32_t(offsetof(VmImpl, error_pc));
-constexpr int32_t kVmJitActive = int32_t(offsetof(VmImpl, jit_active));
+constexpr int32_t kVmJitActive = int32_t(offsetof(VmImpl, jit) + offsetof(JitPolicy, active));
 constexpr int32_t kVmJitSession = int32_t(offsetof(VmImpl, jit_session));
 #pragma GCC diagnostic pop
 static_assert(sizeof(std::atomic<int64_t>) == 8, "poll countdown is a plain quadword");

@@ -5,8 +5,9 @@
 // ((lambda (x ...) body) e ...), which refold then turns into (let ((x e) ...) body) and folds.
 // Argument evaluation order is kept by construction (a let evaluates its inits in order).
 // Two cases:
-//  - called once: the procedure has exactly one reference, that call. The lambda itself moves
-//    to the call and its binding goes (no copy, the Vars keep their one binding site);
+//  - called once: the procedure has exactly one reference, that call, and is not on a cycle of
+//    references between the procedures of its letrec group. The lambda itself moves to the call
+//    and its binding goes (no copy, the Vars keep their one binding site);
 //  - tiny: its body has at most kInlineBodyLimit nodes and it does not refer to its own letrec
 //    group (no recursion). Each call gets a copy with fresh Vars (ir/util.hpp:
 //    copy_with_fresh_vars); the binding stays until refold finds it unused.
@@ -51,10 +52,26 @@ class Survey : public ExprVisitor {
     if (cur == current_init_.end() || cur->second < 0) return;
     // We are inside an init of v's own letrec group.
     LetNode* group = g->second;
-    auto k = known.find(group->vars[size_t(cur->second)]);
+    Var* from = group->vars[size_t(cur->second)];
+    auto k = known.find(from);
     if (k != known.end()) k->second.recursive = true;
     auto self = known.find(n->var);
     if (self != known.end()) self->second.from_group_init = true;
+    edges_[from].push_back(n->var);
+  }
+
+  // Whether v can reach itself through the references between the inits of its letrec group.
+  bool on_cycle(Var* v) {
+    std::unordered_set<Var*> seen;
+    std::vector<Var*> work(edges_[v].begin(), edges_[v].end());
+    while (!work.empty()) {
+      Var* x = work.back();
+      work.pop_back();
+      if (x == v) return true;
+      if (!seen.insert(x).second) continue;
+      for (Var* y : edges_[x]) work.push_back(y);
+    }
+    return false;
   }
 
   void visit_let(LetNode* n) override {
@@ -77,6 +94,7 @@ class Survey : public ExprVisitor {
  private:
   std::unordered_map<Var*, LetNode*> group_of_;
   std::unordered_map<LetNode*, int> current_init_;
+  std::unordered_map<Var*, std::vector<Var*>> edges_;  // letrec member -> members its init references
 
   void note_binders(LetNode* n) {
     for (size_t i = 0; i < n->vars.size(); i++) {
@@ -113,8 +131,10 @@ class Inliner : public ExprMutator {
     // Inside its own body (through a chain of inlining): would never end.
     if (active_.count(k.lambda)) return ExprMutator::visit_call(n);
 
+    // Called once: from the body, or from another procedure of its group when that does not make
+    // a cycle (a chain of procedures each called once by the previous becomes straight code).
     bool once = survey_.refs[f] == 1 &&
-                (k.binder->kind == NodeKind::Let || !k.from_group_init);
+                (k.binder->kind == NodeKind::Let || !k.from_group_init || !survey_.on_cycle(f));
     Node* fn = nullptr;
     if (once) {
       fn = visit_known(k.lambda);

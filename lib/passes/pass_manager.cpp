@@ -1,5 +1,6 @@
 #include "passes/pass_manager.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "core/error.hpp"
@@ -16,7 +17,11 @@ const PassInfo kPasses[] = {
      fold_constants_pass},
     {"inline-small", 2, "inline let/letrec-bound procedures that are called once or are tiny",
      inline_small_pass},
-    {"refold", 2, "fold-constants again over what inline-small exposed", refold_pass},
+    {"forward", 2, "move a let-bound expression used once to its use when only inert code runs in between",
+     forward_pass},
+    {"params", 2, "drop dead and invariant parameters of let/letrec-bound procedures only called directly",
+     params_pass},
+    {"refold", 2, "fold-constants again over what inline-small, forward and params exposed", refold_pass},
 };
 
 }  // namespace
@@ -94,6 +99,18 @@ Node* run_default_pipeline(Vm& vm, Node* ir) {
   if (options.opt_level <= 0) return ir;
   PassContext ctx(vm, vm.core_env, options);
   return run_pass(default_pipeline(), ir, ctx);
+}
+
+Node* run_residual_pipeline(Vm& vm, Node* ir) {
+  PassOptions options = vm.pass_options ? *vm.pass_options : PassOptions();
+  options.opt_level = std::max(options.opt_level, kDefaultOptLevel);
+  PassContext ctx(vm, vm.core_env, options);
+  for (int round = 0; round < kResidualRounds; round++) {
+    Node* out = run_pass(default_pipeline(), ir, ctx);
+    if (out == ir) break;
+    ir = out;
+  }
+  return ir;
 }
 
 Node* run_pipeline_until(Vm& vm, Node* ir, std::string_view after_pass) {

@@ -73,6 +73,8 @@ Pass sequential(std::string name, std::string description, std::vector<Pass> pas
 Pass fold_constants_pass();  // "fold-constants", level 1
 Pass inline_small_pass();    // "inline-small", level 2
 Pass refold_pass();          // "refold", level 2: fold-constants again after inline-small
+Pass params_pass();          // "params", level 2: dead and invariant parameters of known procedures
+Pass forward_pass();         // "forward", level 2: single-use lets moved to their use
 
 struct PassInfo {
   const char* name;
@@ -84,11 +86,18 @@ struct PassInfo {
 std::span<const PassInfo> registered_passes();
 bool is_registered_pass(std::string_view name);
 
-// fold-constants, inline-small, refold.
+// fold-constants, inline-small, forward, params, refold.
 const Pass& default_pipeline();
 
 // Runs the default pipeline with the engine's options (vm.pass_options; defaults when null).
 Node* run_default_pipeline(Vm& vm, Node* ir);
+// Code a transformation made (the partial evaluator's residual code) is cleaned to a fixpoint: the
+// default pipeline runs until its output stops changing, at most kResidualRounds times. It runs at
+// the default level even when the engine's options lower it (QUASI_PASSES=off): turning residual
+// code into readable code is part of making it. Passes switched off by name (-NAME) stay off and
+// `verify` applies.
+constexpr int kResidualRounds = 4;
+Node* run_residual_pipeline(Vm& vm, Node* ir);
 // The IR of `ir` after `after_pass`: "expand" (the input itself), a registered pass name, or ""
 // / "all" (after the whole pipeline). Throws a SchemeError for an unknown name.
 Node* run_pipeline_until(Vm& vm, Node* ir, std::string_view after_pass);

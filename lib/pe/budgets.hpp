@@ -43,10 +43,8 @@ constexpr int kMaxKeyItems = 256;
 // Fold size limits: ir/limits.hpp (kMaxFoldStringChars, kMaxFoldIntegerBits, kMaxFoldElements),
 // shared with fold-constants through one checker, within_fold_limits.
 
-// Cleanup rounds over the residual code (inline helpers used once, drop dead parameters and
-// bindings, substitute single-use bindings). Each round only shrinks the code; three reach the
-// fixpoint on every example, the fourth is a margin.
-constexpr int kCleanupRounds = 4;
+// Cleanup of residual code: the optimizer's passes to a fixpoint, at most kResidualRounds times
+// (passes/pass_manager.hpp).
 
 // The per-engine cache of specialized procedures (specialize on equal? arguments returns the same
 // procedure). Past this many entries the cache is emptied (procedures already returned keep

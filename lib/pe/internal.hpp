@@ -185,13 +185,10 @@ void build_fact_table(PeState& st, Environment* core);
 // and compiles to the inlined builtin; any other value as itself.
 Node* const_code(PeState& st, Value v);
 
-// Residual cleanup (cleanup.cpp): inlines helpers called once, removes dead parameters and
-// bindings, substitutes single-use bindings. `helpers` are the letrec-bound specialized
-// procedures shared by the clauses of `root`; on return it holds those still used.
+// A specialized helper procedure: letrec-bound around the residual procedure's clauses.
 struct Helper {
   Var* var;
   LambdaNode* code;
 };
-void cleanup_residual(PeState& st, LambdaNode* root, gc_vector<Helper>& helpers);
 
 }  // namespace quasi::pe

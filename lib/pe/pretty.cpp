@@ -13,6 +13,36 @@ namespace quasi::pe {
 namespace {
 
 constexpr int kWidth = 88;
+constexpr int kMaxIndent = 48;
+
+// Whether v written flat takes at most `room` characters; stops counting as soon as it does not
+// (so deep code costs what fits on a line, not its whole size).
+bool fits_in(Value v, int& room) {
+  if (room < 0) return false;
+  if (!is_pair(v)) {
+    room -= int(write_to_string(v).size());
+    return room >= 0;
+  }
+  if (is_symbol(car(v)) && std::string(symbol_name(car(v))) == "quote" && is_pair(cdr(v)) && cdr(cdr(v)) == kNil) {  // written 'x
+    room -= 1;
+    return fits_in(car(cdr(v)), room);
+  }
+  room -= 1;  // "("
+  bool first = true;
+  Value l = v;
+  for (; is_pair(l); l = cdr(l)) {
+    if (!first) room -= 1;
+    first = false;
+    if (!fits_in(car(l), room)) return false;
+  }
+  if (l != kNil) {
+    room -= 3;
+    if (!fits_in(l, room)) return false;
+  }
+  room -= 1;  // ")"
+  return room >= 0;
+}
+bool fits(Value v, int room) { return fits_in(v, room); }
 
 bool is_sym(Value v, const char* name) { return is_symbol(v) && std::string(symbol_name(v)) == name; }
 
@@ -29,9 +59,10 @@ class Pretty {
   std::string out;
 
   void print(Value v, int col) {
-    std::string flat = write_to_string(v);
-    if (int(flat.size()) + col <= kWidth || !is_pair(v) || list_length(v) < 0) {
-      out += flat;
+    // Fits on the line, or not a list, or already far right (deep code: indenting further would
+    // make the output grow with the square of the depth): written flat.
+    if (!is_pair(v) || col > kMaxIndent || list_length(v) < 0 || fits(v, kWidth - col)) {
+      out += write_to_string(v);
       return;
     }
     Value head = car(v);

@@ -238,44 +238,95 @@ PlanList make_plans(PeState& st, Value proc, const std::vector<std::pair<int64_t
 
 // Gives every variable of the residual code its own name (n, n2, n3, ...), different from the
 // globals it references, so the printed code needs no name.id suffixes. Every Var here was made by
-// the evaluator for this residual code, so renaming it changes nothing else.
+// the evaluator for this residual code, so renaming it changes nothing else. Two guarded walks
+// (the toolkit's visitor): code too deep for them keeps the printer's name.id suffixes.
 class Renamer {
  public:
   void run(Node* n) {
-    collect_globals(n);
-    visit(n);
+    Globals g(used_);
+    g.visit(n);
+    if (g.truncated()) return;
+    Binders b(*this);
+    b.visit(n);
   }
 
  private:
   std::unordered_set<std::string> used_;
   std::unordered_set<Var*> seen_;
+  std::unordered_map<std::string, int> next_;  // base name -> next number to try (from 2)
 
-  void collect_globals(Node* n) {
-    if (n->kind == NodeKind::GlobalRef) used_.insert(symbol_name(static_cast<GlobalRefNode*>(n)->cell.as<GlobalCell>()->name));
-    if (n->kind == NodeKind::GlobalSet) used_.insert(symbol_name(static_cast<GlobalSetNode*>(n)->cell.as<GlobalCell>()->name));
-    if (n->kind == NodeKind::PrimCall) used_.insert(static_cast<PrimCallNode*>(n)->prim.as<Primitive>()->name);
-    for_each_child(n, [&](Node* c) { collect_globals(c); });
-  }
+  struct Globals : ExprVisitor {
+    std::unordered_set<std::string>& used;
+    explicit Globals(std::unordered_set<std::string>& u) : used(u) {}
+    void visit_global_ref(GlobalRefNode* n) override { used.insert(symbol_name(n->cell.as<GlobalCell>()->name)); }
+    void visit_global_set(GlobalSetNode* n) override {
+      used.insert(symbol_name(n->cell.as<GlobalCell>()->name));
+      ExprVisitor::visit_global_set(n);
+    }
+    void visit_prim_call(PrimCallNode* n) override {
+      used.insert(n->prim.as<Primitive>()->name);
+      ExprVisitor::visit_prim_call(n);
+    }
+  };
+  struct Binders : ExprVisitor {
+    Renamer& r;
+    explicit Binders(Renamer& x) : r(x) {}
+    void visit_lambda(LambdaNode* n) override {
+      for (LambdaClause* c : n->clauses) {
+        for (Var* p : c->params) r.name(p);
+        if (c->rest) r.name(c->rest);
+      }
+      ExprVisitor::visit_lambda(n);
+    }
+    void visit_let(LetNode* n) override {
+      for (Var* v : n->vars) r.name(v);
+      ExprVisitor::visit_let(n);
+    }
+    void visit_letrec(LetNode* n) override {
+      for (Var* v : n->vars) r.name(v);
+      ExprVisitor::visit_letrec(n);
+    }
+  };
+
   void name(Var* v) {
     if (!seen_.insert(v).second) return;
+    next_.emplace(symbol_name(v->name), 2);
     std::string base = symbol_name(v->name);
     std::string candidate = base;
     bool digit = !base.empty() && base.back() >= '0' && base.back() <= '9';
-    for (int k = 2; used_.count(candidate); k++) candidate = base + (digit ? "_" : "") + std::to_string(k);
+    // Numbering continues where the last variable of this name stopped (linear in the count).
+    for (int& k = next_[base]; used_.count(candidate); k++) candidate = base + (digit ? "_" : "") + std::to_string(k);
     used_.insert(candidate);
     if (candidate != base) v->name = intern(candidate);
   }
-  void visit(Node* n) {
-    if (n->kind == NodeKind::Lambda)
-      for (LambdaClause* c : static_cast<LambdaNode*>(n)->clauses) {
-        for (Var* p : c->params) name(p);
-        if (c->rest) name(c->rest);
-      }
-    if (n->kind == NodeKind::Let || n->kind == NodeKind::Letrec)
-      for (Var* v : static_cast<LetNode*>(n)->vars) name(v);
-    for_each_child(n, [&](Node* c) { visit(c); });
-  }
 };
+
+// The residual procedure in `top`: the lambda itself, or the body of the letrec of helpers around
+// it (case-lambda residuals), or null.
+LambdaNode* procedure_of(Node* top) {
+  while (top && (top->kind == NodeKind::Let || top->kind == NodeKind::Letrec)) top = static_cast<LetNode*>(top)->body;
+  return top && top->kind == NodeKind::Lambda ? static_cast<LambdaNode*>(top) : nullptr;
+}
+
+// Cleanup kept the residual procedure's clauses and parameters (the validity guard's fallback
+// refers to them).
+bool same_clauses(LambdaNode* after, LambdaNode* before) {
+  if (!after || after->clauses.size() != before->clauses.size()) return false;
+  for (size_t i = 0; i < after->clauses.size(); i++)
+    if (after->clauses[i]->params != before->clauses[i]->params || after->clauses[i]->rest != before->clauses[i]->rest)
+      return false;
+  return true;
+}
+
+// Specialized helpers left in the residual code: the procedures of its letrec groups.
+int64_t count_helpers(Node* top) {
+  int64_t n = 0;
+  for_each_node(top, [&](Node* x) {
+    if (x->kind != NodeKind::Letrec) return;
+    for (Node* i : static_cast<LetNode*>(x)->inits) n += i->kind == NodeKind::Lambda;
+  });
+  return n;
+}
 
 }  // namespace
 
@@ -317,8 +368,8 @@ Value specialize(Vm& vm, PeState& st, Value proc, const std::vector<std::pair<in
       st.stats.fallbacks++;
     }
   }
-  // Cleanup, the renamer and the compiler walk the residual code recursively: code nested deeper
-  // than the toolkit's walks go (kMaxPassDepth, or what is left of the C stack) is not made.
+  // The compiler walks the residual code recursively: code nested deeper than the toolkit's walks
+  // go (kMaxPassDepth, or what is left of the C stack) is not made.
   if (!trivial) {
     bool shallow = for_each_node(root, [](Node*) {});
     for (Helper& h : helpers) shallow = shallow && for_each_node(h.code, [](Node*) {});
@@ -327,8 +378,6 @@ Value specialize(Vm& vm, PeState& st, Value proc, const std::vector<std::pair<in
       st.stats.budget_exhaustions++;
     }
   }
-  if (!trivial) cleanup_residual(st, root, helpers);
-
   Node* top = root;
   if (!trivial && !helpers.empty()) {
     LetNode* rec = gc_new<LetNode>(NodeKind::Letrec, SrcLoc{});
@@ -345,23 +394,25 @@ Value specialize(Vm& vm, PeState& st, Value proc, const std::vector<std::pair<in
     }
   }
   // The residual code must keep the IR's invariants (ir/verify.hpp); if it does not, that is a bug
-  // of the evaluator, and the trivial residual is what the request gets. Code that cleanup left
-  // nested deeper than the compiler walks gets it too.
-  if (!trivial && !for_each_node(top, [](Node*) {})) {
-    trivial = true;
-    st.stats.budget_exhaustions++;
-  }
+  // of the evaluator, and the trivial residual is what the request gets.
   if (!trivial && !verify_ir(top).empty()) {
     trivial = true;
     st.stats.fallbacks++;
   }
   if (trivial) {
     deps.clear();
-    helpers.clear();
     for (Planned& p : plans) p.residual->body = p.fallback;
     top = root;
   }
-  st.stats.helpers += int64_t(helpers.size());
+  // Residual code is ordinary code: the optimizer's passes (fold-constants, inline-small, params,
+  // forward, ...) turn the let-inserted code into what a person would write, to a fixpoint. What
+  // they produce is what (residual p) shows and what is compiled (checked again; cleanup that left
+  // the code nested too deep to compile, or broke an invariant, falls back to the code before it).
+  Node* cleaned = run_residual_pipeline(vm, top);
+  if (cleaned != top && for_each_node(cleaned, [](Node*) {}) && verify_ir(cleaned).empty() &&
+      same_clauses(procedure_of(cleaned), root))
+    top = cleaned;
+  if (!trivial) st.stats.helpers += count_helpers(top);
   Renamer().run(top);
   Value display = ir_to_datum(top);
 
@@ -378,21 +429,19 @@ Value specialize(Vm& vm, PeState& st, Value proc, const std::vector<std::pair<in
   if (!deps.empty()) {
     // (if (%specialization-valid? token) body (f static ... dyn ...)): after a global this code
     // assumed changes, the procedure behaves as the original (which sees the new definition).
+    LambdaNode* lam = procedure_of(top);
     for (size_t i = 0; i < plans.size(); i++) {
-      LambdaClause* c = root->clauses[i];
+      LambdaClause* c = lam->clauses[i];
       PrimCallNode* test = gc_new<PrimCallNode>(st.guard_prim, SrcLoc{});
       test->args.push_back(gc_new<ConstNode>(rec->token, SrcLoc{}));
       c->body = gc_new<IfNode>(test, c->body, plans[i].fallback, SrcLoc{});
     }
   }
-  // Residual code is ordinary code: it goes through the default pipeline like every top-level form
-  // (fold-constants, inline-small, refold; QUASI_PASSES applies), checked again before compiling.
-  Node* code = run_default_pipeline(vm, top);
-  if (code != top && !verify_ir(code).empty()) code = top;
-  Value thunk = compile_toplevel(vm, code);
+  Value thunk = compile_toplevel(vm, top);
   rec->result = vm.apply(thunk, 0, nullptr);
-  // Every residual procedure gets machine code at once (the thunk itself runs only once).
-  if (vm.impl->jit_mode != JitMode::kOff) {
+  // The JIT policy decides whether residual procedures get machine code at once (the thunk
+  // itself runs only once).
+  if (vm.impl->jit.compile_residual_at_once()) {
     Proto* tp = thunk.as<Closure>()->proto;
     for (int32_t i = 0; i < tp->nconsts; i++)
       if (has_type(tp->consts[i], Type::Proto)) jit_compile_tree(*vm.impl, tp->consts[i].as<Proto>(), "residual");

@@ -3,7 +3,7 @@
 // The evaluator walks core IR with an environment of partial values (internal.hpp) and emits
 // residual code into the current Block by let-insertion: every residual computation is bound to a
 // fresh variable at the point the original program would compute it, so effects keep their order
-// and their count, and a dynamic value used twice is computed once. cleanup.cpp later substitutes
+// and their count, and a dynamic value used twice is computed once. The optimizer's passes later move
 // the bindings that are used once back into place, so the output reads like ordinary Scheme.
 //
 // Calls to known procedures (closures with source IR, the evaluator's own closures) are
@@ -27,6 +27,34 @@
 #include "pe/internal.hpp"
 
 namespace quasi::pe {
+
+
+// ---- small helpers shared by the evaluator's files ----------------------------------------------
+
+// Restores the evaluator's position (block and dynamic-control depth) when a scope ends, also
+// when a restart or a budget exception unwinds through it.
+struct ContextGuard {
+  Block*& block;
+  int& depth;
+  Block* saved_block;
+  int saved_depth;
+  ContextGuard(Block*& b, int& d) : block(b), depth(d), saved_block(b), saved_depth(d) {}
+  ~ContextGuard() {
+    block = saved_block;
+    depth = saved_depth;
+  }
+};
+
+inline uint64_t mix(uint64_t h, uint64_t x) {
+  h ^= x + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+  return h;
+}
+
+inline Value sym(const char* s) { return intern(s); }
+
+// A residual variable's partial value; a set!-ed local's.
+PVal* make_dyn(Var* v);
+PVal* make_mutable(Var* v);
 
 // One item of a helper key, in preorder over the arguments.
 struct KeyItem {

@@ -234,17 +234,11 @@ void VmImpl::cell_written(Value cell, Value v) {
 
 // ---- the JIT's checkpoints ----
 
-void VmImpl::set_jit_mode(JitMode mode) {
-  jit_mode = mode;
-  jit_threshold = mode == JitMode::kForce ? 1 : kJitHotThreshold;
-  refresh_jit();
-}
-
 const Insn* VmImpl::checkpoint(const Insn* pc) {
   Proto* p = cur_proto;
   if (!p->jit) {
-    if (p->jit_state != kJitNone || ++p->hotness < jit_threshold) return pc;
-    if (!jit_compile(*this, p, jit_mode == JitMode::kForce ? "forced" : "hot")) return pc;
+    if (p->jit_state != kJitNone || !jit.compile_now(p->hotness)) return pc;
+    if (!jit_compile(*this, p, jit.reason())) return pc;
   }
   void* target = jit_entry(p->jit, pc - p->code);
   if (!target) return pc;

@@ -39,7 +39,7 @@ inline Value imm_fixnum(uint16_t raw) { return make_fixnum(int16_t(raw)); }
 // Where machine code may take over (see VmImpl::checkpoint).
 #define CHECKPOINT()                  \
   do {                                \
-    if (jit_active) {                 \
+    if (jit.active) {                 \
       pc = checkpoint(pc);            \
       if (!pc) return nullptr;        \
       RELOAD();                       \

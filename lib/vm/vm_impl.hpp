@@ -80,13 +80,11 @@ struct VmImpl {
   // cell's current value.
   bool builtins_redefined = false;
 
-  // The JIT (jit/jit.hpp). jit_active: machine code may run (mode not off, no inlined builtin
-  // redefined); jit_threshold: checkpoints before a procedure is compiled.
-  JitMode jit_mode = JitMode::kOn;
-  bool jit_active = false;
-  uint32_t jit_threshold = kJitHotThreshold;
-  void set_jit_mode(JitMode mode);
-  void refresh_jit() { jit_active = jit_mode != JitMode::kOff && !builtins_redefined; }
+  // The JIT's policy (vm/jit_policy.hpp): the mode, whether machine code may run, the hot
+  // threshold. The backend is jit/jit.hpp.
+  JitPolicy jit;
+  void set_jit_mode(JitMode mode) { jit.set_mode(mode, builtins_redefined); }
+  void refresh_jit() { jit.refresh(builtins_redefined); }
   // At a checkpoint (procedure entry, return into a procedure, loop head): runs cur_proto's
   // machine code from pc if it has some there, compiling it first once it is hot. Returns the pc
   // the interpreter goes on at, or null when the run ended at a barrier frame.

@@ -1263,6 +1263,11 @@ TEST_CASE("jit: specialized (residual) procedures and their validity guard", "[j
   CHECK(j.run("(g 5)") == "25");
   j.run("(setter (lambda (x) x))");
   CHECK(j.run("(g 5)") == "7");
+  // The policy object decides: with the JIT off, residual procedures stay bytecode.
+  j.run("(jit-mode 'off)");
+  j.run("(define g3 (specialize f 3))");
+  CHECK(j.run("(jit-compiled? g3)") == "#f");
+  CHECK(j.run("(g3 5)") == "8");
 }
 
 TEST_CASE("jit: allocation and time limits stop compiled code", "[jit]") {

@@ -157,9 +157,12 @@ TEST_CASE("copy_with_fresh_vars renames every binder", "[passes]") {
 
 TEST_CASE("pass manager: registry, levels, switching off, capture", "[passes]") {
   auto passes = registered_passes();
-  REQUIRE(passes.size() == 3);
+  REQUIRE(passes.size() == 5);
   CHECK(std::string(passes[0].name) == "fold-constants");
   CHECK(std::string(passes[1].name) == "inline-small");
+  CHECK(std::string(passes[2].name) == "forward");
+  CHECK(std::string(passes[3].name) == "params");
+  CHECK(std::string(passes[4].name) == "refold");
   CHECK(passes[1].level == 2);
 
   const char* code = "(let ((sq (lambda (x) (* x x)))) (sq (+ 1 2)))";
@@ -169,8 +172,9 @@ TEST_CASE("pass manager: registry, levels, switching off, capture", "[passes]") 
   CHECK(ir(code) == "9");
   CHECK(ir(code, "all") == "9");
 
+  // Without inline-small, params still makes the constant operand the parameter's value.
   with_options([](PassOptions& o) { o.disabled.push_back("inline-small"); },
-               [&] { CHECK(ir(code) == "(let ((sq (lambda (x) (* x x)))) (sq 3))"); });
+               [&] { CHECK(ir(code) == "(let ((sq (lambda () 9))) (sq))"); });
   with_options([](PassOptions& o) { o.opt_level = 1; },
                [&] { CHECK(ir(code) == "(let ((sq (lambda (x) (* x x)))) (sq 3))"); });
   with_options([](PassOptions& o) { o.opt_level = 0; },
@@ -303,7 +307,7 @@ TEST_CASE("let propagation and dead bindings", "[passes]") {
   CHECK(ir("(let ((x 5)) (set! x 6) x)") == "(let ((x 5)) (set! x 6) x)");
   // Unused with effects: the effect stays, in order.
   CHECK(ir("(let ((a (display 1)) (b (display 2))) 3)") == "(begin (display 1) (display 2) 3)");
-  CHECK(ir("(lambda (g) (let ((a (g 1)) (b (g 2))) b))") == "(lambda (g) (let ((b (begin (g 1) (g 2)))) b))");
+  CHECK(ir("(lambda (g) (let ((a (g 1)) (b (g 2))) b))") == "(lambda (g) (g 1) (g 2))");
   CHECK(ir("(lambda (z) (let ((a (cons z z))) 1))") == "(lambda (z) 1)");
   // letrec*: constants bound before any code runs propagate (internal defines).
   CHECK(ir("(lambda (y) (define k 10) (define (g) (* k y)) (g))") == "(lambda (y) (* 10 y))");
@@ -354,13 +358,74 @@ TEST_CASE("inline-small: tiny and called-once procedures", "[passes]") {
         "(lambda (q) (let ((a (q))) (display a) (display 2) (q) (q) (q) (q) (q)))");
   // Recursive procedures stay.
   CHECK(ir("(lambda (n) (let loop ((i 0)) (if (< i n) (loop (+ i 1)) i)))") ==
-        "(lambda (n) ((letrec* ((loop (lambda (i) (if (< i n) (loop (+ i 1)) i)))) loop) 0))");
+        "(lambda (n) (letrec* ((loop (lambda (i) (if (< i n) (loop (+ i 1)) i)))) (loop 0)))");
   // Assigned procedures stay.
   std::string assigned = ir("(lambda () (let ((f (lambda (x) x))) (set! f car) (f 1)))");
   CHECK(assigned == "(lambda () (let ((f (lambda (x) x))) (set! f car) (f 1)))");
   // A wrong argument count is left to raise.
   CHECK(ir("(let ((f (lambda (x) x))) (f 1 2))") == "(let ((f (lambda (x) x))) (f 1 2))");
   CHECK(run("(let ((sq (lambda (x) (* x x)))) (+ (sq 3) (sq 4)))") == "25");
+}
+
+// ---- inline-small: chains of procedures each called once -------------------------------------
+
+TEST_CASE("inline-small: a chain of letrec procedures each called once becomes straight code", "[passes]") {
+  // b is called once, from a (same letrec group) and not on a cycle: it moves into a, a into the body.
+  CHECK(ir("(lambda (x) (letrec* ((a (lambda (y) (display y) (b (+ y 1)))) (b (lambda (z) (display z) z))) (a x)))") ==
+        "(lambda (x) (display x) (let ((z (+ x 1))) (display z) z))");
+  // On a cycle (a calls b, b calls a): both stay.
+  std::string cyc = ir("(lambda (x) (letrec* ((a (lambda (y) (if (> y 0) (b (- y 1)) y))) (b (lambda (z) (a z)))) (a x)))");
+  CHECK(cyc.find("letrec*") != std::string::npos);
+  CHECK(run("((lambda (x) (letrec* ((a (lambda (y) (if (> y 0) (b (- y 1)) y))) (b (lambda (z) (a z)))) (a x))) 5)") == "0");
+}
+
+// ---- forward -----------------------------------------------------------------------------------
+
+TEST_CASE("forward: single-use bindings move to their use past inert code only", "[passes]") {
+  CHECK(ir("(lambda (f x) (let ((t (f x))) (+ t 1)))", "forward") == "(lambda (f x) (+ (f x) 1))");
+  // Past a quiet primitive call on variables: fine; past a call that may raise: not.
+  CHECK(ir("(lambda (f x) (let ((t (f x))) (let ((u (cons x x))) (list t u))))", "forward") ==
+        "(lambda (f x) (list (f x) (cons x x)))");
+  CHECK(ir("(lambda (f x) (let ((t (f x))) (let ((u (car x))) (list u t))))", "forward") ==
+        "(lambda (f x) (let ((t (f x))) (list (car x) t)))");
+  // Not into a branch, not into a lambda, not past an assignment or an assigned variable.
+  CHECK(ir("(lambda (f x) (let ((t (f x))) (if x t 0)))", "forward") == "(lambda (f x) (let ((t (f x))) (if x t 0)))");
+  CHECK(ir("(lambda (f x) (let ((t (f x))) (lambda () t)))", "forward") == "(lambda (f x) (let ((t (f x))) (lambda () t)))");
+  CHECK(ir("(lambda (f x) (let ((t (f x))) (set! x 1) t))", "forward") == "(lambda (f x) (let ((t (f x))) (set! x 1) t))");
+  CHECK(ir("(lambda (f x) (set! x 2) (let ((t (f x))) (+ x t)))", "forward") ==
+        "(lambda (f x) (set! x 2) (let ((t (f x))) (+ x t)))");
+  // A test is evaluated: the binding may move into the test itself.
+  CHECK(ir("(lambda (f x) (let ((t (f x))) (if t 1 2)))", "forward") == "(lambda (f x) (if (f x) 1 2))");
+  // Named let: the loop is called, not returned.
+  CHECK(ir("(lambda (n) ((letrec* ((loop (lambda (i) (if (< i n) (loop (+ i 1)) i)))) loop) 0))", "forward") ==
+        "(lambda (n) (letrec* ((loop (lambda (i) (if (< i n) (loop (+ i 1)) i)))) (loop 0)))");
+  // List forms.
+  CHECK(ir("(lambda (a b) (cons a (cons b '())))", "forward") == "(lambda (a b) (list a b))");
+  CHECK(run("(let ((log '())) (define (note x) (set! log (cons x log)) x) "
+            "(let ((a (note 1))) (let ((b (note 2))) (list b a log))))") == "(2 1 (2 1))");
+}
+
+// ---- params ------------------------------------------------------------------------------------
+
+TEST_CASE("params: dead and invariant parameters of known procedures", "[passes]") {
+  // k always holds a (invariant), dead is only passed along (dead): both go.
+  CHECK(ir("(lambda (a b) (let loop ((i 0) (acc 0) (k a) (dead b)) (if (= i 10) acc (loop (+ i 1) (+ acc k) k dead))))") ==
+        "(lambda (a b) (letrec* ((loop (lambda (i acc) (if (= i 10) acc (loop (+ i 1) (+ acc a)))))) (loop 0 0)))");
+  // A parameter an impure operand feeds stays (the operand's effect or error must happen).
+  CHECK(ir("(lambda (f) (letrec* ((g (lambda (u v) (if (f) u (g (f) v))))) (g 1 (f))))") ==
+        "(lambda (f) (letrec* ((g (lambda (u v) (if (f) u (g (f) v))))) (g 1 (f))))");
+  // A procedure used as a value is not known: its parameters stay.
+  CHECK(ir("(lambda (h) (letrec* ((g (lambda (u v) (if (h u) v (g u v))))) (h g) (g 1 2)))") ==
+        "(lambda (h) (letrec* ((g (lambda (u v) (if (h u) v (g u v))))) (h g) (g 1 2)))");
+  // Mutual recursion passing an invariant around.
+  CHECK(ir("(lambda (n z) (letrec* ((e (lambda (k zz) (if (= k 0) zz (o (- k 1) zz)))) "
+           "(o (lambda (j zz) (if (= j 0) zz (e (- j 1) zz))))) (e n z)))") ==
+        "(lambda (n z) (letrec* ((e (lambda (k) (if (= k 0) z (o (- k 1))))) (o (lambda (j) (if (= j 0) z (e (- j 1)))))) (e n)))");
+  CHECK(run("((lambda (n z) (letrec* ((e (lambda (k zz) (if (= k 0) zz (o (- k 1) zz)))) "
+            "(o (lambda (k zz) (if (= k 0) (- zz) (e (- k 1) zz))))) (e n z))) 5 7)") == "-7");
+  // An assigned parameter is never invariant.
+  CHECK(run("((lambda (a) (letrec* ((g (lambda (x n) (if (= n 0) x (begin (set! x (+ x 1)) (g x (- n 1))))))) (g a 3))) 10)") ==
+        "13");
 }
 
 // ---- whole programs ----------------------------------------------------------------------------

@@ -122,6 +122,31 @@ TEST_CASE("programs that loop at specialization time end within the budget", "[p
   CHECK(f.run("((specialize* ev? '((1 . 0))) 1001)") == "-1001");
 }
 
+TEST_CASE("(residual p) is the code that runs: cleaned by the optimizer's passes", "[pe]") {
+  Fixture f;
+  // The helper of the dynamic branch is called once: inline-small puts it in place, forward and
+  // params tidy up; what residual shows is what eval (and the compiler) get.
+  f.run("(define (second l) (cadr l))");
+  f.run("(define (h x d) (if (> d 0) (if (null? (second x)) 'empty (car (second x))) 0))");
+  f.run("(define h1 (specialize h '(1 (a b))))");
+  CHECK(f.run("(residual h1)") == "(lambda (d) (if (> d 0) 'a 0))");
+  CHECK(f.run("(map h1 '(-1 0 1))") == "(0 0 a)");
+  CHECK(f.run("(map (eval (residual h1) (interaction-environment)) '(-1 0 1))") == "(0 0 a)");
+  // A loop passes no invariant along (the count is read from the residual's parameter).
+  f.run("(define (walk l n acc) (if (null? l) acc (walk (cdr l) n (+ acc n))))");
+  CHECK(f.run("(residual (specialize* walk '((2 . 0))))") ==
+        "(lambda (l n) (letrec* ((walk (lambda (l2 acc) (if (null? l2) acc (walk (cdr l2) (+ acc n)))))) (walk l 0)))");
+}
+
+TEST_CASE("printing deep residual code is linear", "[pe]") {
+  Fixture f;
+  f.run("(define (count n x) (if (= n 0) x (+ (count (- n 1) x) 1)))");
+  f.run("(define p (specialize count 15000))");
+  CHECK(f.run("(p 1)") == "15001");
+  long size = std::stol(f.run("(let ((s (open-output-string))) (print-residual p s) (string-length (get-output-string s)))"));
+  CHECK(size < 2000000);
+}
+
 // ---- memoization -------------------------------------------------------------------------------
 
 TEST_CASE("specializing on equal? arguments returns the same procedure", "[pe][cache]") {

@@ -1,0 +1,542 @@
+// memo.cpp — memoization and generalization: the key of a specialized call (the static skeleton of
+// its arguments), helpers built from keys, rebuilding partial values inside a helper, restarts
+// that generalize a pending helper (accumulators, the whistle), and the call to a helper.
+// The design is described in specializer.hpp and lib/pe/README.md ("Termination and size").
+#include "pe/specializer.hpp"
+
+#include "core/equality.hpp"
+#include "core/cstack.hpp"
+#include "core/error.hpp"
+
+namespace quasi::pe {
+
+struct Specializer::KeyBuild {
+  gc_vector<KeyItem> items;
+  gc_vector<uint32_t> slot_start;
+  gc_vector<PVal*> inputs;     // one per helper parameter: a Dyn, or an object passed materialized
+  gc_vector<Value> input_names;
+  gc_vector<PVal*> seen;       // objects encoded so far (for back references)
+  gc_vector<uint32_t> seen_at;
+  Value name = kFalse;         // the parameter name of the slot being encoded
+  bool ok = true;
+  uint64_t hash = 0;
+};
+
+void Specializer::encode(PVal* v, KeyBuild& kb) {
+  if (stack_exhausted()) throw Exhausted{"stack depth"};
+  switch (v->kind) {
+    case PKind::Static: {
+      bool fz = frozen(v->value);
+      kb.items.push_back(KeyItem{fz ? KeyItem::kFrozen : KeyItem::kRef, v->value});
+      return;
+    }
+    case PKind::Dyn:
+      for (size_t k = 0; k < kb.inputs.size(); k++)
+        if (kb.inputs[k]->kind == PKind::Dyn && kb.inputs[k]->var == v->var) {
+          KeyItem same{KeyItem::kSameHole};
+          same.n = int64_t(k);
+          kb.items.push_back(same);
+          return;
+        }
+      kb.items.push_back(KeyItem{KeyItem::kHole});
+      kb.inputs.push_back(v);
+      kb.input_names.push_back(kb.name);
+      return;
+    case PKind::Mutable:
+      kb.ok = false;  // a closure over a set! variable: its location cannot be passed to a helper
+      return;
+    default:
+      break;
+  }
+  if ((v->kind == PKind::Pair || v->kind == PKind::Vector) && v->escaped) {
+    kb.items.push_back(KeyItem{KeyItem::kHole});
+    kb.inputs.push_back(make_dyn(materialize(v)));
+    kb.input_names.push_back(kb.name);
+    return;
+  }
+  for (size_t i = 0; i < kb.seen.size(); i++)
+    if (kb.seen[i] == v) {
+      KeyItem back{KeyItem::kBackRef};
+      back.n = kb.seen_at[i] == UINT32_MAX ? -1 : int64_t(kb.seen_at[i]);
+      kb.items.push_back(back);
+      return;
+    }
+  kb.seen.push_back(v);
+  kb.seen_at.push_back(uint32_t(kb.items.size()));
+  if (kb.items.size() > size_t(kMaxKeyItems) * 4) {
+    kb.ok = false;
+    return;
+  }
+  switch (v->kind) {
+    case PKind::Pair:
+      kb.items.push_back(KeyItem{KeyItem::kPair});
+      kb.inputs.push_back(v);
+      kb.input_names.push_back(sym("p"));
+      encode(v->car, kb);
+      encode(v->cdr, kb);
+      return;
+    case PKind::Vector: {
+      KeyItem it{KeyItem::kVector};
+      it.n = int64_t(v->items->size());
+      kb.items.push_back(it);
+      kb.inputs.push_back(v);
+      kb.input_names.push_back(sym("v"));
+      for (PVal* f : *v->items) encode(f, kb);
+      return;
+    }
+    case PKind::Closure: {
+      KeyItem it{KeyItem::kClosure};
+      it.lam = v->lam;
+      kb.items.push_back(it);
+      for (Var* x : lambda_free_vars(st_, v->lam)) {
+        PVal** slot = v->env->find(x);
+        if (!slot || !*slot) {
+          kb.ok = false;
+          return;
+        }
+        Value saved = kb.name;
+        kb.name = x->name;
+        encode(*slot, kb);
+        kb.name = saved;
+        if (!kb.ok) return;
+      }
+      return;
+    }
+    default:
+      return;
+  }
+}
+
+static uint64_t hash_key(const gc_vector<KeyItem>& items, LambdaNode* lam, size_t clause, Value runtime) {
+  uint64_t h = mix(reinterpret_cast<uintptr_t>(lam), clause);
+  h = mix(h, runtime.bits);
+  for (const KeyItem& it : items) {
+    h = mix(h, it.tag);
+    switch (it.tag) {
+      case KeyItem::kFrozen: h = mix(h, equal_hash(it.value)); break;
+      case KeyItem::kRef: h = mix(h, eqv_hash(it.value)); break;
+      case KeyItem::kClosure: h = mix(h, reinterpret_cast<uintptr_t>(it.lam)); break;
+      case KeyItem::kVector:
+      case KeyItem::kSameHole:
+      case KeyItem::kBackRef: h = mix(h, uint64_t(it.n)); break;
+      default: break;
+    }
+  }
+  return h;
+}
+
+static bool item_equal(const KeyItem& a, const KeyItem& b) {
+  if (a.tag != b.tag) return false;
+  switch (a.tag) {
+    case KeyItem::kFrozen: return equal(a.value, b.value);
+    case KeyItem::kRef: return eqv(a.value, b.value);
+    case KeyItem::kClosure: return a.lam == b.lam;
+    case KeyItem::kVector:
+    case KeyItem::kSameHole:
+    case KeyItem::kBackRef: return a.n == b.n;
+    default: return true;
+  }
+}
+
+static bool slice_equal(const gc_vector<KeyItem>& a, size_t a0, size_t a1, const gc_vector<KeyItem>& b,
+                        size_t b0, size_t b1) {
+  if (a1 - a0 != b1 - b0) return false;
+  for (size_t i = 0; i < a1 - a0; i++) {
+    // Back references are relative to the whole key: compare their distance into the slice.
+    const KeyItem& x = a[a0 + i];
+    const KeyItem& y = b[b0 + i];
+    if (x.tag == KeyItem::kBackRef && y.tag == KeyItem::kBackRef && x.n >= 0 && y.n >= 0) {
+      if (x.n - int64_t(a0) != y.n - int64_t(b0)) return false;
+      continue;
+    }
+    if (x.tag == KeyItem::kSameHole && y.tag == KeyItem::kSameHole) continue;  // approximate
+    if (!item_equal(x, y)) return false;
+  }
+  return true;
+}
+
+bool Specializer::build_key(const Callee& c, size_t clause, gc_vector<PVal*>& slots, KeyBuild& kb) {
+  LambdaClause* cl = c.lam->clauses[clause];
+  size_t nfree = slots.size() - cl->params.size() - (cl->rest ? 1 : 0);
+  if (c.closure) {  // references to the callee inside its own environment
+    kb.seen.push_back(c.closure);
+    kb.seen_at.push_back(UINT32_MAX);
+  }
+  for (size_t s = 0; s < slots.size(); s++) {
+    size_t start = kb.items.size();
+    size_t inputs_at = kb.inputs.size();
+    kb.slot_start.push_back(uint32_t(start));
+    if (s < nfree) kb.name = lambda_free_vars(st_, c.lam)[s]->name;
+    else if (s - nfree < cl->params.size()) kb.name = cl->params[s - nfree]->name;
+    else kb.name = cl->rest->name;
+    encode(slots[s], kb);
+    if (!kb.ok) return false;
+    // An argument with too large a skeleton is passed as a dynamic value instead.
+    if (kb.items.size() - start > size_t(kMaxKeyItems)) {
+      kb.items.resize(start);
+      kb.inputs.resize(inputs_at);
+      kb.input_names.resize(inputs_at);
+      while (!kb.seen_at.empty() && kb.seen_at.back() >= start && kb.seen_at.back() != UINT32_MAX) {
+        kb.seen.pop_back();
+        kb.seen_at.pop_back();
+      }
+      slots[s] = generalize(slots[s]);
+      encode(slots[s], kb);
+    }
+  }
+  kb.hash = hash_key(kb.items, c.lam, clause, c.runtime);
+  return true;
+}
+
+Entry* Specializer::lookup(const KeyBuild& kb, LambdaNode* lam, size_t clause, Value runtime) {
+  auto range = memo_.equal_range(kb.hash);
+  for (auto it = range.first; it != range.second; ++it) {
+    Entry* e = it->second;
+    if (e->dead || e->lam != lam || e->clause != clause || e->runtime != runtime) continue;
+    if (e->key.size() != kb.items.size()) continue;
+    bool same = true;
+    for (size_t i = 0; i < e->key.size() && same; i++) same = item_equal(e->key[i], kb.items[i]);
+    if (same) return e;
+  }
+  return nullptr;
+}
+
+PVal* Specializer::generalize(PVal* v) {
+  switch (v->kind) {
+    case PKind::Static:
+      return emit_dyn(k_const(v->value));
+    case PKind::Dyn:
+    case PKind::Mutable:
+      return v;
+    default:
+      escape(v);
+      return make_dyn(v->var);
+  }
+}
+
+// Rebuilds a partial value from the key inside a helper: holes and objects take the helper's
+// parameters, in the order the key lists them.
+PVal* Specializer::rebuild(const gc_vector<KeyItem>& key, size_t& i, gc_vector<Var*>& params, size_t& pi,
+                           gc_vector<PVal*>& objects, LetrecGroup* group, Block* home,
+                           StmtList::iterator point, PVal* callee) {
+  if (stack_exhausted()) throw Exhausted{"stack depth"};
+  const KeyItem& it = key[i++];
+  auto tagged = [this](PVal* v) {
+    v->tags |= rebuild_tag_;
+    return v;
+  };
+  switch (it.tag) {
+    case KeyItem::kFrozen:
+    case KeyItem::kRef:
+      return tagged(make_static(it.value));
+    case KeyItem::kHole:
+      return tagged(make_dyn(params[pi++]));
+    case KeyItem::kSameHole:
+      return tagged(make_dyn(params[size_t(it.n)]));
+    case KeyItem::kBackRef:
+      if (it.n < 0) {
+        if (!callee) throw Bailout{"internal: back reference to no callee"};
+        return callee;
+      }
+      for (size_t k = 0; k < objects.size(); k++)
+        if (objects[k]->key_index == size_t(it.n)) return objects[k];
+      throw Bailout{"internal: bad back reference in a key"};
+    case KeyItem::kPair: {
+      PVal* p = tagged(gc_new<PVal>());
+      p->kind = PKind::Pair;
+      p->key_index = i - 1;
+      p->var = params[pi++];
+      p->home = home;
+      p->point = point;
+      objects.push_back(p);
+      p->car = rebuild(key, i, params, pi, objects, group, home, point, callee);
+      p->cdr = rebuild(key, i, params, pi, objects, group, home, point, callee);
+      return p;
+    }
+    case KeyItem::kVector: {
+      PVal* p = tagged(gc_new<PVal>());
+      p->kind = PKind::Vector;
+      p->key_index = i - 1;
+      p->var = params[pi++];
+      p->home = home;
+      p->point = point;
+      p->items = gc_new<gc_vector<PVal*>>();
+      objects.push_back(p);
+      for (int64_t k = 0; k < it.n; k++) p->items->push_back(rebuild(key, i, params, pi, objects, group, home, point, callee));
+      return p;
+    }
+    case KeyItem::kClosure: {
+      PVal* p = tagged(gc_new<PVal>());
+      p->kind = PKind::Closure;
+      p->key_index = i - 1;
+      p->lam = it.lam;
+      p->home = home;
+      p->point = point;
+      p->group = group;
+      group->members.push_back(p);
+      objects.push_back(p);
+      PEnv* frame = gc_new<PEnv>(nullptr);
+      p->env = frame;
+      for (Var* x : lambda_free_vars(st_, it.lam)) {
+        frame->vars.push_back(x);
+        frame->vals.push_back(rebuild(key, i, params, pi, objects, group, home, point, callee));
+      }
+      return p;
+    }
+  }
+  throw Bailout{"internal: bad key item"};
+}
+
+Entry* Specializer::build_helper(const Callee& c, size_t clause, KeyBuild& kb, Entry** created,
+                                 bool pessimistic) {
+  spend(8);
+  LambdaClause* cl = c.lam->clauses[clause];
+  Entry* e = gc_new<Entry>();
+  *created = e;
+  e->hash = kb.hash;
+  e->key = kb.items;
+  e->slot_start = kb.slot_start;
+  e->lam = c.lam;
+  e->clause = clause;
+  e->runtime = c.runtime;
+  // Named after the procedure; the residual printer numbers duplicates (try, try2, ...).
+  e->var = fresh(is_symbol(c.lam->name) ? c.lam->name : sym("f"));
+  ++helper_counter_;
+  e->nparams = kb.inputs.size();
+  e->pessimistic = pessimistic;
+  e->index = entries_.size();
+  memo_.emplace(e->hash, e);
+  pending_.push_back(e);
+  entries_.push_back(e);
+  variants_[mix(reinterpret_cast<uintptr_t>(c.lam), clause)]++;
+
+  struct PendingPop {
+    Specializer* s;
+    Entry* e;
+    bool done = false;
+    ~PendingPop() {
+      if (!s->pending_.empty() && s->pending_.back() == e) s->pending_.pop_back();
+      // Unwound by a restart or a budget: the entry never existed, nor did the helpers built
+      // while it was pending (they may rely on assumptions about it).
+      if (!done)
+        for (size_t k = e->index; k < s->entries_.size(); k++) s->kill(s->entries_[k]);
+    }
+  } pop{this, e};
+
+  ContextGuard guard(block_, dyn_depth_);
+  block_ = gc_new<Block>();
+  dyn_depth_ = 0;
+  StmtList::iterator start = mark();
+  LambdaClause* rc = gc_new<LambdaClause>();
+  for (size_t k = 0; k < kb.inputs.size(); k++) rc->params.push_back(fresh(kb.input_names[k]));
+
+  // Rebuild the slots: the callee's free variables (for the evaluator's closures), then the
+  // arguments.
+  gc_vector<PVal*> objects;
+  LetrecGroup* group = gc_new<LetrecGroup>();
+  group->home = block_;
+  group->point = start;
+  size_t i = 0, pi = 0;
+  PEnv* callee_frame;
+  PVal* self = nullptr;
+  if (c.runtime.is_true()) {
+    callee_frame = callee_env(c);
+  } else {
+    callee_frame = gc_new<PEnv>(nullptr);
+    self = gc_new<PVal>();
+    self->kind = PKind::Closure;
+    self->lam = c.lam;
+    self->env = callee_frame;
+    self->home = block_;
+    self->point = start;
+    self->group = group;
+    group->members.push_back(self);
+    size_t slot = 0;
+    for (Var* x : lambda_free_vars(st_, c.lam)) {
+      rebuild_tag_ = slot < 64 ? uint64_t(1) << slot : 0;
+      slot++;
+      callee_frame->vars.push_back(x);
+      callee_frame->vals.push_back(rebuild(e->key, i, rc->params, pi, objects, group, block_, start, self));
+    }
+  }
+  PEnv* frame = gc_new<PEnv>(callee_frame);
+  gc_vector<PVal*> args;
+  size_t first_arg_slot = c.runtime.is_true() ? 0 : lambda_free_vars(st_, c.lam).size();
+  for (size_t k = 0; k < cl->params.size() + (cl->rest ? 1 : 0); k++) {
+    size_t slot = first_arg_slot + k;
+    rebuild_tag_ = slot < 64 ? uint64_t(1) << slot : 0;
+    args.push_back(rebuild(e->key, i, rc->params, pi, objects, group, block_, start, self));
+  }
+  rebuild_tag_ = 0;
+  for (size_t k = 0; k < cl->params.size(); k++) bind(frame, cl->params[k], args[k]);
+  if (cl->rest) bind(frame, cl->rest, args.back());
+
+  PVal* r = pe(cl->body, frame);
+  rc->body = finish(block_, lift(r));
+  LambdaNode* code = gc_new<LambdaNode>(c.lam->name, c.lam->loc);
+  code->clauses.push_back(rc);
+  counted(code);
+  e->code = code;
+  for (PVal* o : objects)
+    if (o->kind != PKind::Closure && o->escaped) e->objects_escaped = true;
+  if (e->objects_escaped && e->hit_while_pending && !e->pessimistic) {
+    Restart r{e, std::vector<bool>(e->slot_start.size(), false)};
+    r.pessimistic = true;
+    throw r;
+  }
+  e->pending = false;
+  pop.done = true;
+  return e;
+}
+
+void Specializer::kill(Entry* e) {
+  if (e->dead) return;
+  e->dead = true;
+  variants_[mix(reinterpret_cast<uintptr_t>(e->lam), e->clause)]--;
+  auto range = memo_.equal_range(e->hash);
+  for (auto it = range.first; it != range.second; ++it)
+    if (it->second == e) {
+      memo_.erase(it);
+      return;
+    }
+}
+
+PVal* Specializer::specialize_call(const Callee& c, size_t clause, gc_vector<PVal*>& args) {
+  spend(4);
+  // Slots: the evaluator closure's free variables, then the arguments.
+  gc_vector<PVal*> slots;
+  if (!c.runtime.is_true()) {
+    for (Var* x : lambda_free_vars(st_, c.lam)) {
+      PVal** slot = c.closure->env->find(x);
+      if (!slot || !*slot) throw Bailout{"closure called before a variable it uses is initialized"};
+      slots.push_back(*slot);
+    }
+  }
+  size_t nfree = slots.size();
+  for (PVal* a : args) slots.push_back(a);
+  uint64_t vkey = mix(reinterpret_cast<uintptr_t>(c.lam), clause);
+  bool pessimistic = false;
+
+  for (;;) {
+    KeyBuild kb;
+    if (!build_key(c, clause, slots, kb)) {
+      // Not expressible as a helper (a closure over a set! variable): call the procedure itself.
+      Node* fn = c.runtime.is_true() ? k_const(c.runtime) : lift(c.closure);
+      gc_vector<PVal*> rest(slots.begin() + nfree, slots.end());
+      LambdaClause* cl = c.lam->clauses[clause];
+      if (cl->rest) {  // spread the packed rest list back into arguments
+        PVal* l = rest.back();
+        rest.pop_back();
+        while (l->kind == PKind::Pair && !l->escaped) {
+          rest.push_back(l->car);
+          l = l->cdr;
+        }
+        if (!(l->kind == PKind::Static && l->value == kNil)) throw Bailout{"internal: rest list"};
+      }
+      return residual_call(fn, rest);
+    }
+    Entry* e = lookup(kb, c.lam, clause, c.runtime);
+    if (!e) {
+      int& count = variants_[vkey];
+      bool all_dynamic = true;
+      for (const KeyItem& it : kb.items) all_dynamic = all_dynamic && it.tag == KeyItem::kHole;
+      if (count >= kMaxVariantsPerClause && !all_dynamic) {
+        for (PVal*& s : slots) s = generalize(s);
+        continue;
+      }
+      // Accumulators: a pending variant of this clause that differs from this call only in slots
+      // its body never decided anything on (a counter passed along, a result being built) —
+      // keeping those static only multiplies variants. Where the pending variant already has the
+      // slot dynamic, this call's value is made dynamic (and the call can reuse it); otherwise
+      // the pending variant is restarted with those slots dynamic.
+      bool local = false;
+      for (Entry* p : pending_) {
+        if (p->lam != c.lam || p->clause != clause) continue;
+        Restart r{p, std::vector<bool>(slots.size(), false)};
+        std::vector<bool> here(slots.size(), false);
+        bool any_restart = false, ok = true;
+        for (size_t s = 0; s < slots.size() && ok; s++) {
+          size_t a0 = p->slot_start[s];
+          size_t a1 = s + 1 < p->slot_start.size() ? p->slot_start[s + 1] : p->key.size();
+          size_t b0 = kb.slot_start[s];
+          size_t b1 = s + 1 < kb.slot_start.size() ? kb.slot_start[s + 1] : kb.items.size();
+          if (slice_equal(p->key, a0, a1, kb.items, b0, b1)) continue;
+          if (s < 64 && (p->inspected >> s) & 1) ok = false;
+          bool p_dynamic = a1 - a0 == 1 && (p->key[a0].tag == KeyItem::kHole || p->key[a0].tag == KeyItem::kSameHole);
+          if (p_dynamic) {
+            here[s] = true;
+          } else {
+            r.slots[s] = true;
+            any_restart = true;
+          }
+        }
+        if (!ok) continue;
+        if (any_restart) throw r;
+        bool any_here = false;
+        for (size_t s = 0; s < slots.size(); s++)
+          if (here[s] && slots[s]->kind != PKind::Dyn) {
+            slots[s] = generalize(slots[s]);
+            any_here = true;
+          }
+        if (any_here) {
+          local = true;
+          break;
+        }
+      }
+      if (local) continue;
+      // The whistle: too many nested variants of this clause are being built.
+      int nested = 0;
+      Entry* oldest = nullptr;
+      for (Entry* p : pending_)
+        if (p->lam == c.lam && p->clause == clause) {
+          if (!oldest) oldest = p;
+          nested++;
+        }
+      if (nested >= kMaxPendingVariants) {
+        Restart r{oldest, std::vector<bool>(slots.size(), false)};
+        bool any = false;
+        for (size_t s = 0; s < slots.size(); s++) {
+          size_t a0 = oldest->slot_start[s];
+          size_t a1 = s + 1 < oldest->slot_start.size() ? oldest->slot_start[s + 1] : oldest->key.size();
+          size_t b0 = kb.slot_start[s];
+          size_t b1 = s + 1 < kb.slot_start.size() ? kb.slot_start[s + 1] : kb.items.size();
+          if (!slice_equal(oldest->key, a0, a1, kb.items, b0, b1)) {
+            r.slots[s] = true;
+            any = true;
+          }
+        }
+        if (!any) r.slots.assign(slots.size(), true);
+        throw r;
+      }
+      Entry* created = nullptr;
+      try {
+        e = build_helper(c, clause, kb, &created, pessimistic);
+      } catch (Restart& r) {
+        if (r.target != created) throw;
+        pessimistic = pessimistic || r.pessimistic;
+        for (size_t s = 0; s < slots.size(); s++)
+          if (r.slots[s]) slots[s] = generalize(slots[s]);
+        continue;
+      }
+    } else {
+      spend(2);
+      if (e->pending && !e->pessimistic) e->hit_while_pending = true;
+    }
+    // The call: holes pass their values, objects pass themselves (materialized).
+    CallNode* call = gc_new<CallNode>(k_ref(e->var), SrcLoc{});
+    for (PVal* in : kb.inputs) call->args.push_back(k_ref(in->kind == PKind::Dyn ? in->var : materialize(in)));
+    // What the helper may have done with the objects is unknown while it is being built.
+    if ((e->pending && e->pessimistic) || (!e->pending && e->objects_escaped))
+      for (PVal* in : kb.inputs)
+        if (in->kind != PKind::Dyn) escape(in);
+    return emit_dyn(counted(call));
+  }
+}
+
+// ---- primitives --------------------------------------------------------------------------------
+void Specializer::collect_helpers(gc_vector<Helper>& out) {
+  for (Entry* e : entries_)
+    if (!e->dead && !e->pending && e->code) out.push_back(Helper{e->var, e->code});
+}
+
+}  // namespace quasi::pe
