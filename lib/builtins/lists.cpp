@@ -3,6 +3,7 @@
 // None of these call Scheme procedures (map, for-each, member/assoc with a predicate, ... are
 // written in Scheme). Procedures taking a list raise "who: expected a proper list, got ..." on an
 // improper or circular one instead of looping.
+#include <atomic>
 #include <string>
 
 #include "builtins/args.hpp"
@@ -319,6 +320,19 @@ QUASI_PRIM(p_string_to_uninterned_symbol) {
   return make_uninterned_symbol(string_to_utf8(argv[0]));
 }
 
+// (gensym [prefix]): a new uninterned symbol named prefix (a string or symbol, default "g")
+// followed by a number, so it prints readably but is eq? to no symbol read or made before.
+QUASI_PRIM(p_gensym) {
+  static std::atomic<uint64_t> counter{0};
+  std::string prefix = "g";
+  if (argc > 0) {
+    if (is_string(argv[0])) prefix = string_to_utf8(argv[0]);
+    else if (is_symbol(argv[0])) prefix = symbol_name(argv[0]);
+    else type_error("gensym", "a string or a symbol", argv[0]);
+  }
+  return make_uninterned_symbol(prefix + std::to_string(++counter));
+}
+
 #define CXR(name, n, ops) {name, p_cxr<n, ops>, 1, 1, kPureFoldRaise, kFacts.cxr(n, ops)}
 
 constexpr uint32_t kAllocRaise = kAlloc | kMayRaise;
@@ -397,6 +411,7 @@ const PrimDef kListPrims[] = {
     {"symbol->string", p_symbol_to_string, 1, 1, kPureFoldRaise},
     {"string->symbol", p_string_to_symbol, 1, 1, kPureFoldRaise},
     {"string->uninterned-symbol", p_string_to_uninterned_symbol, 1, 1, kAllocRaise},
+    {"gensym", p_gensym, 0, 1, kAllocRaise},
 };
 
 #undef CXR

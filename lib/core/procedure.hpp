@@ -45,6 +45,10 @@ struct Proto : Object {
   JitCode* jit;
   uint32_t hotness;
   uint8_t jit_state;  // JitState (jit/jit.hpp)
+  // A builtin this code inlines was redefined for it (a later `define` of the name in the
+  // environment the code was compiled in, engine/redefinition.hpp): its inline instructions call
+  // through their cells, and it is never compiled to machine code again.
+  bool inline_off;
 };
 
 inline bool is_closure(Value v) { return has_type(v, Type::Closure); }

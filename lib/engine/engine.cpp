@@ -31,6 +31,7 @@
 #include "eval/environment.hpp"
 #include "eval/expander.hpp"
 #include "eval/embedded.hpp"
+#include "engine/redefinition.hpp"
 #include "engine/toplevel.hpp"
 #include "engine/dump.hpp"
 #include "engine/library.hpp"
@@ -452,6 +453,7 @@ void define_in(Engine* e, Word env, std::string_view name, Word value) {
     return;
   }
   target->define(sym, v);
+  apply_redefinitions(target);
 }
 
 std::vector<std::string> names_in(Engine* e, Word env, std::string_view prefix) {

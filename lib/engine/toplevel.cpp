@@ -6,6 +6,7 @@
 #include "builtins/registry.hpp"
 #include "core/error.hpp"
 #include "engine/library.hpp"
+#include "engine/redefinition.hpp"
 #include "eval/embedded.hpp"
 #include "eval/environment.hpp"
 #include "eval/expander.hpp"
@@ -81,8 +82,11 @@ Value compile_form(Vm& vm, Value form, Environment* env) {
   }
   VmExpandHost host(vm);
   Node* ir = expand_toplevel(form, env, vm.core_env, &host);
+  apply_redefinitions(env);  // a define of an imported name moves the code compiled before it
   ir = run_default_pipeline(vm, ir);  // fold-constants, inline-small, ... (passes/)
-  return compile_toplevel(vm, ir);
+  Value thunk = compile_toplevel(vm, ir);
+  remember_compiled(env, thunk);
+  return thunk;
 }
 
 Value eval_source(Vm& vm, std::string_view text, const std::string& source_name, Environment* env,

@@ -8,6 +8,8 @@ Environment* make_environment(Value name) {
   e->name = name;
   e->table = gc_new<Environment::Table>();
   e->mutable_ = true;
+  e->redefined = kNil;
+  e->compiled = nullptr;
   return e;
 }
 
@@ -40,11 +42,11 @@ Value Environment::cell_for(Value sym) {
 
 Value Environment::define_cell(Value sym) {
   auto it = table->find(sym);
-  if (it != table->end() && has_type(it->second, Type::GlobalCell) &&
-      it->second.as<GlobalCell>()->owner == make_ptr(this))
-    return it->second;
+  bool imported = it != table->end() && has_type(it->second, Type::GlobalCell);
+  if (imported && it->second.as<GlobalCell>()->owner == make_ptr(this)) return it->second;
   Value cell = make_global_cell(sym);
   cell.as<GlobalCell>()->owner = make_ptr(this);
+  if (imported) redefined = cons(cons(it->second, cell), redefined);
   (*table)[sym] = cell;
   return cell;
 }

@@ -16,12 +16,20 @@ struct ValueHash {
   size_t operator()(Value v) const { return std::hash<uint64_t>()(v.bits); }
 };
 
+struct CompiledCode;  // engine/redefinition.cpp
+
 struct Environment : Object {
   using Table = std::unordered_map<Value, Value, ValueHash, std::equal_to<Value>,
                                    gc_allocator<std::pair<const Value, Value>>>;
   Value name;    // library name (a list) or #f
   Table* table;  // symbol -> GlobalCell or syntactic binding
   bool mutable_; // definitions allowed (false for sealed library exports, e.g. (scheme base))
+  // Definitions that replaced an imported variable, not yet applied to the code compiled here:
+  // a list of (old-cell . new-cell), newest first (define_cell adds; engine/redefinition.hpp
+  // applies them).
+  Value redefined;
+  // The procedures compiled in this environment, held weakly (engine/redefinition.hpp).
+  CompiledCode* compiled;
 
   // The binding of `sym`, or kUnbound.
   Value lookup(Value sym) const;
@@ -29,8 +37,8 @@ struct Environment : Object {
   // binding is replaced.
   Value cell_for(Value sym);
   // The cell a top-level `define` of `sym` writes: this environment's own. Defining a name that
-  // was imported makes a new cell here, so the exporter (and code already compiled against the
-  // import) keeps the original.
+  // was imported makes a new cell here, so the exporter keeps the original; the pair is recorded
+  // in `redefined`, so the code compiled here is moved to the new cell.
   Value define_cell(Value sym);
   void bind(Value sym, Value binding);
   // Defines a variable: define_cell(sym)->value = v.

@@ -177,6 +177,7 @@ class FnCompiler {
     p->jit = nullptr;
     p->hotness = 0;
     p->jit_state = 0;
+    p->inline_off = false;
     p->source = lam_;
     p->free_vars = nullptr;
     return p;

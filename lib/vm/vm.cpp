@@ -4,9 +4,10 @@
 //
 // Owner: ir (stacks are in stack.cpp, calls, returns, errors and poll points in call.cpp).
 // Invariants (vm_impl.hpp): R = stack + fp is reloaded after anything that may move fp (a call,
-// a return, a checkpoint); every inline op checks builtins_redefined first and then calls the
-// cell's current value; a fast path that cannot handle its operands calls the generic routine
-// with error_pc set, so errors name the instruction's source location.
+// a return, a checkpoint); every inline op checks slow_inlines first (builtins_redefined, or the
+// running code's Proto::inline_off) and then calls the cell's current value; a fast path that
+// cannot handle its operands calls the generic routine with error_pc set, so errors name the
+// instruction's source location.
 #include <string>
 
 #include "core/error.hpp"
@@ -29,10 +30,11 @@ namespace {
 inline Value imm_fixnum(uint16_t raw) { return make_fixnum(int16_t(raw)); }
 }  // namespace
 
-#define RELOAD()           \
-  do {                     \
-    R = stack + fp;        \
-    K = cur_proto->consts; \
+#define RELOAD()                                                  \
+  do {                                                            \
+    R = stack + fp;                                               \
+    K = cur_proto->consts;                                        \
+    slow_inlines = builtins_redefined || cur_proto->inline_off;   \
   } while (0)
 
 #define DISPATCH() goto* kDispatch[size_t(pc->op)]
@@ -84,6 +86,7 @@ const Insn* VmImpl::loop(const Insn* pc) {
   static_assert(sizeof(kDispatch) / sizeof(kDispatch[0]) == size_t(Op::kCount) + 1, "one label per op");
   Value* R;
   Value* K;
+  bool slow_inlines;  // builtins_redefined, or the running code's inline_off
   RELOAD();
   CHECKPOINT();
   DISPATCH();
@@ -202,6 +205,7 @@ L_kTailCall: {
         cur_proto = p;
         pc = p->code;
         K = p->consts;
+        slow_inlines = builtins_redefined || p->inline_off;
         CHECKPOINT();
         DISPATCH();
       }
@@ -241,9 +245,9 @@ L_kCheckBound:
 L_kAdd: {
   Value x = R[pc->b], y = R[pc->c];
   int64_t r;
-  if ((x.bits & y.bits & 1) && !builtins_redefined && !__builtin_add_overflow(int64_t(x.bits), int64_t(y.bits - 1), &r))
+  if ((x.bits & y.bits & 1) && !slow_inlines && !__builtin_add_overflow(int64_t(x.bits), int64_t(y.bits - 1), &r))
     R[pc->a] = Value{uint64_t(r)};
-  else if (builtins_redefined)
+  else if (slow_inlines)
     R[pc->a] = call_redefined(pc, 2, x, y, kFalse);
   else
     error_pc = pc, R[pc->a] = num_add(x, y);
@@ -252,9 +256,9 @@ L_kAdd: {
 L_kSub: {
   Value x = R[pc->b], y = R[pc->c];
   int64_t r;
-  if ((x.bits & y.bits & 1) && !builtins_redefined && !__builtin_sub_overflow(int64_t(x.bits), int64_t(y.bits - 1), &r))
+  if ((x.bits & y.bits & 1) && !slow_inlines && !__builtin_sub_overflow(int64_t(x.bits), int64_t(y.bits - 1), &r))
     R[pc->a] = Value{uint64_t(r)};
-  else if (builtins_redefined)
+  else if (slow_inlines)
     R[pc->a] = call_redefined(pc, 2, x, y, kFalse);
   else
     error_pc = pc, R[pc->a] = num_sub(x, y);
@@ -263,9 +267,9 @@ L_kSub: {
 L_kMul: {
   Value x = R[pc->b], y = R[pc->c];
   int64_t r;
-  if ((x.bits & y.bits & 1) && !builtins_redefined && !__builtin_mul_overflow(x.fixnum(), int64_t(y.bits - 1), &r))
+  if ((x.bits & y.bits & 1) && !slow_inlines && !__builtin_mul_overflow(x.fixnum(), int64_t(y.bits - 1), &r))
     R[pc->a] = Value{uint64_t(r) + 1};
-  else if (builtins_redefined)
+  else if (slow_inlines)
     R[pc->a] = call_redefined(pc, 2, x, y, kFalse);
   else
     error_pc = pc, R[pc->a] = num_mul(x, y);
@@ -274,9 +278,9 @@ L_kMul: {
 L_kAddI: {
   Value x = R[pc->b];
   int64_t r;
-  if (x.is_fixnum() && !builtins_redefined && !__builtin_add_overflow(int64_t(x.bits), int64_t(int16_t(pc->c)) * 2, &r))
+  if (x.is_fixnum() && !slow_inlines && !__builtin_add_overflow(int64_t(x.bits), int64_t(int16_t(pc->c)) * 2, &r))
     R[pc->a] = Value{uint64_t(r)};
-  else if (builtins_redefined)
+  else if (slow_inlines)
     R[pc->a] = call_redefined(pc, 2, x, imm_fixnum(pc->c), kFalse);
   else
     error_pc = pc, R[pc->a] = num_add(x, imm_fixnum(pc->c));
@@ -285,9 +289,9 @@ L_kAddI: {
 L_kSubI: {
   Value x = R[pc->b];
   int64_t r;
-  if (x.is_fixnum() && !builtins_redefined && !__builtin_sub_overflow(int64_t(x.bits), int64_t(int16_t(pc->c)) * 2, &r))
+  if (x.is_fixnum() && !slow_inlines && !__builtin_sub_overflow(int64_t(x.bits), int64_t(int16_t(pc->c)) * 2, &r))
     R[pc->a] = Value{uint64_t(r)};
-  else if (builtins_redefined)
+  else if (slow_inlines)
     R[pc->a] = call_redefined(pc, 2, x, imm_fixnum(pc->c), kFalse);
   else
     error_pc = pc, R[pc->a] = num_sub(x, imm_fixnum(pc->c));
@@ -297,9 +301,9 @@ L_kSubI: {
 #define COMPARE_OP(OPNAME, CMP, SLOW)                                    \
   L_##OPNAME : {                                                         \
     Value x = R[pc->b], y = R[pc->c];                                    \
-    if ((x.bits & y.bits & 1) && !builtins_redefined)                    \
+    if ((x.bits & y.bits & 1) && !slow_inlines)                    \
       R[pc->a] = make_bool(int64_t(x.bits) CMP int64_t(y.bits));         \
-    else if (builtins_redefined)                                         \
+    else if (slow_inlines)                                         \
       R[pc->a] = call_redefined(pc, 2, x, y, kFalse);                    \
     else                                                                 \
       error_pc = pc, R[pc->a] = make_bool(SLOW(x, y));                   \
@@ -317,9 +321,9 @@ L_kSubI: {
 #define BRANCH_COMPARE(OPNAME, CMP, SLOW, YEXPR, MIRROR)                   \
   L_##OPNAME : {                                                          \
     Value x = R[pc->a], y = YEXPR;                                        \
-    if ((x.bits & y.bits & 1) && !builtins_redefined)                     \
+    if ((x.bits & y.bits & 1) && !slow_inlines)                     \
       BRANCH_ON(int64_t(x.bits) CMP int64_t(y.bits));                     \
-    if (builtins_redefined)                                               \
+    if (slow_inlines)                                               \
       BRANCH_ON((pc->c ? call_redefined(pc, 2, y, x, kFalse) : call_redefined(pc, 2, x, y, kFalse)).is_true()); \
     error_pc = pc;                                                        \
     BRANCH_ON(pc->c ? MIRROR(y, x) : SLOW(x, y));                         \
@@ -337,69 +341,69 @@ L_kSubI: {
 #undef BRANCH_COMPARE
 
 L_kBrEq:
-  if (builtins_redefined) BRANCH_ON(call_redefined(pc, 2, R[pc->a], R[pc->b], kFalse).is_true());
+  if (slow_inlines) BRANCH_ON(call_redefined(pc, 2, R[pc->a], R[pc->b], kFalse).is_true());
   BRANCH_ON(R[pc->a] == R[pc->b]);
 L_kBrNull:
-  if (builtins_redefined) BRANCH_ON(call_redefined(pc, 1, R[pc->a], kFalse, kFalse).is_true());
+  if (slow_inlines) BRANCH_ON(call_redefined(pc, 1, R[pc->a], kFalse, kFalse).is_true());
   BRANCH_ON(R[pc->a] == kNil);
 L_kBrPair:
-  if (builtins_redefined) BRANCH_ON(call_redefined(pc, 1, R[pc->a], kFalse, kFalse).is_true());
+  if (slow_inlines) BRANCH_ON(call_redefined(pc, 1, R[pc->a], kFalse, kFalse).is_true());
   BRANCH_ON(is_pair(R[pc->a]));
 L_kBrNot:
-  if (builtins_redefined) BRANCH_ON(call_redefined(pc, 1, R[pc->a], kFalse, kFalse).is_true());
+  if (slow_inlines) BRANCH_ON(call_redefined(pc, 1, R[pc->a], kFalse, kFalse).is_true());
   BRANCH_ON(R[pc->a] == kFalse);
 L_kBrZero: {
   Value x = R[pc->a];
-  if (builtins_redefined) BRANCH_ON(call_redefined(pc, 1, x, kFalse, kFalse).is_true());
+  if (slow_inlines) BRANCH_ON(call_redefined(pc, 1, x, kFalse, kFalse).is_true());
   if (x.is_fixnum()) BRANCH_ON(x.bits == make_fixnum(0).bits);
   error_pc = pc;
   BRANCH_ON(zero_p(x));
 }
 
 L_kEq:
-  if (builtins_redefined) R[pc->a] = call_redefined(pc, 2, R[pc->b], R[pc->c], kFalse);
+  if (slow_inlines) R[pc->a] = call_redefined(pc, 2, R[pc->b], R[pc->c], kFalse);
   else R[pc->a] = make_bool(R[pc->b] == R[pc->c]);
   NEXT(2);
 L_kCar: {
   Value x = R[pc->b];
-  if (builtins_redefined) R[pc->a] = call_redefined(pc, 1, x, kFalse, kFalse);
+  if (slow_inlines) R[pc->a] = call_redefined(pc, 1, x, kFalse, kFalse);
   else if (is_pair(x)) R[pc->a] = car(x);
   else error_pc = pc, type_error("car", "a pair", x);
   NEXT(2);
 }
 L_kCdr: {
   Value x = R[pc->b];
-  if (builtins_redefined) R[pc->a] = call_redefined(pc, 1, x, kFalse, kFalse);
+  if (slow_inlines) R[pc->a] = call_redefined(pc, 1, x, kFalse, kFalse);
   else if (is_pair(x)) R[pc->a] = cdr(x);
   else error_pc = pc, type_error("cdr", "a pair", x);
   NEXT(2);
 }
 L_kCons:
-  if (builtins_redefined) R[pc->a] = call_redefined(pc, 2, R[pc->b], R[pc->c], kFalse);
+  if (slow_inlines) R[pc->a] = call_redefined(pc, 2, R[pc->b], R[pc->c], kFalse);
   else R[pc->a] = cons(R[pc->b], R[pc->c]);
   NEXT(2);
 L_kNullP:
-  if (builtins_redefined) R[pc->a] = call_redefined(pc, 1, R[pc->b], kFalse, kFalse);
+  if (slow_inlines) R[pc->a] = call_redefined(pc, 1, R[pc->b], kFalse, kFalse);
   else R[pc->a] = make_bool(R[pc->b] == kNil);
   NEXT(2);
 L_kPairP:
-  if (builtins_redefined) R[pc->a] = call_redefined(pc, 1, R[pc->b], kFalse, kFalse);
+  if (slow_inlines) R[pc->a] = call_redefined(pc, 1, R[pc->b], kFalse, kFalse);
   else R[pc->a] = make_bool(is_pair(R[pc->b]));
   NEXT(2);
 L_kNot:
-  if (builtins_redefined) R[pc->a] = call_redefined(pc, 1, R[pc->b], kFalse, kFalse);
+  if (slow_inlines) R[pc->a] = call_redefined(pc, 1, R[pc->b], kFalse, kFalse);
   else R[pc->a] = make_bool(R[pc->b] == kFalse);
   NEXT(2);
 L_kZeroP: {
   Value x = R[pc->b];
-  if (builtins_redefined) R[pc->a] = call_redefined(pc, 1, x, kFalse, kFalse);
+  if (slow_inlines) R[pc->a] = call_redefined(pc, 1, x, kFalse, kFalse);
   else if (x.is_fixnum()) R[pc->a] = make_bool(x.bits == make_fixnum(0).bits);
   else error_pc = pc, R[pc->a] = make_bool(zero_p(x));
   NEXT(2);
 }
 L_kVectorRef: {
   Value v = R[pc->b], k = R[pc->c];
-  if (builtins_redefined) {
+  if (slow_inlines) {
     R[pc->a] = call_redefined(pc, 2, v, k, kFalse);
   } else if (is_vector(v) && k.is_fixnum() && uint64_t(k.fixnum()) < uint64_t(v.as<Vector>()->length())) {
     R[pc->a] = v.as<Vector>()->items()[k.fixnum()];
@@ -412,7 +416,7 @@ L_kVectorRef: {
 }
 L_kVectorSet: {
   Value v = R[pc->a], k = R[pc->b], x = R[pc->c];
-  if (builtins_redefined) {
+  if (slow_inlines) {
     call_redefined(pc, 3, v, k, x);
   } else if (is_vector(v) && k.is_fixnum() && uint64_t(k.fixnum()) < uint64_t(v.as<Vector>()->length()) &&
              !v.obj()->immutable()) {
@@ -427,7 +431,7 @@ L_kVectorSet: {
 }
 L_kStringRef: {
   Value s = R[pc->b], k = R[pc->c];
-  if (builtins_redefined) {
+  if (slow_inlines) {
     R[pc->a] = call_redefined(pc, 2, s, k, kFalse);
   } else if (is_string(s) && k.is_fixnum() && uint64_t(k.fixnum()) < uint64_t(s.as<String>()->length())) {
     R[pc->a] = make_char(s.as<String>()->chars()[k.fixnum()]);
@@ -440,14 +444,14 @@ L_kStringRef: {
 }
 L_kStringLength: {
   Value s = R[pc->b];
-  if (builtins_redefined) R[pc->a] = call_redefined(pc, 1, s, kFalse, kFalse);
+  if (slow_inlines) R[pc->a] = call_redefined(pc, 1, s, kFalse, kFalse);
   else if (is_string(s)) R[pc->a] = make_fixnum(s.as<String>()->length());
   else error_pc = pc, type_error("string-length", "a string", s);
   NEXT(2);
 }
 L_kVectorLength: {
   Value v = R[pc->b];
-  if (builtins_redefined) R[pc->a] = call_redefined(pc, 1, v, kFalse, kFalse);
+  if (slow_inlines) R[pc->a] = call_redefined(pc, 1, v, kFalse, kFalse);
   else if (is_vector(v)) R[pc->a] = make_fixnum(v.as<Vector>()->length());
   else error_pc = pc, type_error("vector-length", "a vector", v);
   NEXT(2);

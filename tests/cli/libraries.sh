@@ -26,6 +26,15 @@ run --stdin "(import (only (scheme base) car))
 (display (cdr '(1 2)))" "$QUASI"
 expect_eq "the REPL keeps the whole environment after an import" "$OUT" "(2)"
 
+run --stdin "(define (f x) (car x))
+(f '(1 2))
+(define (car x) 'mine)
+(f '(1 2))
+(filter odd? '(1 2 3))" "$QUASI"
+expect_eq "the REPL: a later define of a built-in is what earlier procedures call" "$OUT" "1
+mine
+(1 3)"
+
 printf '(import (scheme base))\n(display 1)\n' > nowrite.scm
 run "$QUASI" nowrite.scm
 expect_rc "(scheme base) has no display" 1

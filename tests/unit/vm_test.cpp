@@ -108,9 +108,10 @@ TEST_CASE("case-lambda picks the clause by arity", "[vm]") {
 TEST_CASE("redefining an inlined builtin is seen by compiled code", "[vm]") {
   quasi::bridge::Engine* e = quasi::bridge::create_engine();  // own engine: car is redefined
   CHECK(run_in(e, "(define (first x) (car x)) (first '(1 2))") == "1");
-  // A new top-level definition shadows the builtin only for code compiled after it.
+  // A new top-level definition is what the code compiled before it calls from then on, as in
+  // Guile's REPL (issue 10; engine/redefinition.hpp), although `first` inlined car.
   CHECK(run_in(e, "(define (car x) 'mine) (car '(1 2))") == "mine");
-  CHECK(run_in(e, "(first '(1 2))") == "1");
+  CHECK(run_in(e, "(first '(1 2))") == "mine");
   quasi::bridge::destroy_engine(e);
 }
 

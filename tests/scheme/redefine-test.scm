@@ -1,0 +1,49 @@
+;;; redefine-test.scm — a later `define` of an imported name is what the procedures compiled
+;;; before it call from then on (the REPL's way, engine/redefinition.hpp), per procedure: other
+;;; procedures keep their inline fast paths and machine code. Exercised in environments made by
+;;; `environment`, which behave like the REPL's: forms are compiled one at a time.
+(include "harness.scm")
+
+(define env (environment '(scheme base) '(quasi)))
+(define (ev form) (eval form env))
+
+(ev '(define (first-of x) (car x)))          ; car is inlined into first-of
+(ev '(define (inc x) (+ x 1)))                ; so is +
+(ev '(define (sum xs) (fold + 0 xs)))         ; fold is an ordinary call
+(ev '(define (pair-up x) (cons x x)))
+(test "before: the built-ins" '(1 2 6) (ev '(list (first-of '(1 2)) (inc 1) (sum '(1 2 3)))))
+(ev '(define (pair-up-twice x) (pair-up (pair-up x))))
+(test "a procedure calling another" '((1 . 1) 1 . 1) (ev '(pair-up-twice 1)))
+
+(ev '(define (car x) 'my-car))
+(test "an inlined built-in redefined" 'my-car (ev '(first-of '(1 2))))
+(ev '(define (+ . xs) (cons 'my-plus xs)))
+(test "arithmetic redefined" '(my-plus 1 1) (ev '(inc 1)))
+(ev '(define (fold kons knil xs) 'my-fold))
+(test "a called built-in redefined" 'my-fold (ev '(sum '(1 2 3))))
+(test "a procedure defined after sees the new definition" 'my-car (ev '((lambda () (car '(1))))))
+(test "pair-up untouched" '(2 . 2) (ev '(pair-up 2)))
+
+;; A later redefinition of a user procedure reaches its callers too (as it always did).
+(ev '(define (pair-up x) (list 'new x)))
+(test "redefining a user procedure" '(new (new 1)) (ev '(pair-up-twice 1)))
+
+;; The program's own environment and the built-ins are untouched.
+(define (my-first x) (car x))
+(test "the program's car is the built-in" 1 (my-first '(1 2)))
+(test "a library's procedures are untouched" '(2 3) (map (lambda (x) (+ x 1)) '(1 2)))
+
+;; Per procedure: the redefinition turned off inline paths and machine code only where the old
+;; binding was used.
+(define (hot-loop n) (let loop ((i 0) (acc 0)) (if (= i n) acc (loop (+ i 1) (+ acc (car '(1)))))))
+(test "other code still runs" 1000 (hot-loop 1000))
+(when (eq? (jit-mode) 'force)
+  (test "other code is still compiled to machine code" #t (jit-compiled? hot-loop))
+  (test "code that inlined the redefined car is not" #f (jit-compiled? (ev 'first-of))))
+
+;; The partial evaluator specializes from the moved code.
+(ev '(define (scale k xs) (if (null? xs) '() (cons (* k (car xs)) (scale k (cdr xs))))))
+(ev '(define (car x) 5))
+(test "specialize uses the new definition" '(10 10) ((specialize (ev 'scale) 2) '(1 2)))
+
+(test-end)
