@@ -68,6 +68,16 @@ TEST_CASE("a sandboxed engine has no file, process or environment access", "[api
   std::remove(path.c_str());
 }
 
+TEST_CASE("SRFI 98 gives a sandboxed engine the same refusing procedures", "[api][sandbox]") {
+  Engine engine(Engine::Options::sandboxed());
+  engine.eval("(import (srfi 98))");
+  for (const char* code : {"(get-environment-variable \"HOME\")", "(get-environment-variables)"}) {
+    quasi::Error e = caught(engine, code);
+    INFO(code << " -> " << e.what());
+    CHECK(e.message().find("disabled in this engine") != std::string::npos);
+  }
+}
+
 TEST_CASE("capabilities can be granted one by one", "[api][sandbox]") {
   Engine::Options o = Engine::Options::sandboxed();
   o.allow_environment = true;
