@@ -26,5 +26,6 @@ void register_port_primitives(Environment* env);       // ports, read, write, fi
 void register_control_primitives(Environment* env);    // procedures, errors, records, promises
 void register_system_primitives(Environment* env);     // time, process context, misc
 void register_pretty_primitives(Environment* env);     // pretty-print and its parameters
+void register_syntax_primitives(Environment* env);     // syntax-case, er/ir-macro-transformer
 
 }  // namespace quasi

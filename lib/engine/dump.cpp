@@ -46,7 +46,8 @@ std::string dump_ir_text(Vm& vm, Environment* env, std::string_view code, std::s
       compile_form(vm, form, scratch);  // imports into scratch; runs nothing of the program
       continue;
     }
-    Node* ir = expand_toplevel(form, scratch, vm.core_env);
+    VmExpandHost host(vm);  // procedural macros run their transformers while expanding
+    Node* ir = expand_toplevel(form, scratch, vm.core_env, &host);
     ir = run_pipeline_until(vm, ir, after_pass);
     out += write_to_string(ir_to_datum(ir));
     out += '\n';

@@ -22,6 +22,7 @@ void install_builtins(Environment* env) {
   register_disasm_primitives(env);
   register_jit_primitives(env);
   register_pretty_primitives(env);
+  register_syntax_primitives(env);
   register_introspection_primitives(env);
 }
 

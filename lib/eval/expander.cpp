@@ -63,6 +63,12 @@ const Keyword kKeywords[] = {
     {"include", SpecialForm::Include},
     {"include-ci", SpecialForm::IncludeCi},
     {"assert", SpecialForm::Assert},
+    {"syntax-case", SpecialForm::SyntaxCase},
+    {"syntax", SpecialForm::Syntax},
+    {"quasisyntax", SpecialForm::Quasisyntax},
+    {"with-syntax", SpecialForm::WithSyntax},
+    {"unsyntax", SpecialForm::Unsyntax},
+    {"unsyntax-splicing", SpecialForm::UnsyntaxSplicing},
     {"else", SpecialForm::Else},
     {"=>", SpecialForm::Arrow},
     {"...", SpecialForm::Ellipsis},
@@ -244,12 +250,21 @@ Value quote_literal(Value v) {
   return d;
 }
 
-Value make_identifier(Value name, Scope* scope) {
+Value make_identifier(Value name, Scope* scope, Expansion* expansion) {
   Identifier* id = gc_alloc_object<Identifier>(Type::Identifier, sizeof(Identifier));
   id->name = name;
   id->scope = scope;
   id->mark = ++g_mark;
+  id->expansion = expansion;
   return make_ptr(id);
+}
+
+Value expansion_rename(Expansion* e, Value from, Scope* scope) {
+  for (const Expansion::Rename& r : e->renames)
+    if (r.from == from) return r.to;
+  Value fresh = make_identifier(from, scope, e);
+  e->renames.push_back(Expansion::Rename{from, fresh});
+  return fresh;
 }
 
 Value make_macro(SpecialForm form, Value name) {
@@ -260,6 +275,10 @@ Value make_macro(SpecialForm form, Value name) {
   m->literals = kNil;
   m->rules = kNil;
   m->env = nullptr;
+  m->proc = kFalse;
+  m->pvars = kNil;
+  m->var = nullptr;
+  m->depth = 0;
   return make_ptr(m);
 }
 
@@ -340,19 +359,26 @@ const ScopeEntry* Expander::find_entry(Scope* f, Value id) {
 
 Resolved Expander::resolve(Value id, Scope* s) {
   for (;;) {
+    bool crossed = false;  // passed a transformer's barrier frame
     for (Scope* f = s; f; f = f->parent) {
-      if (f->entries.empty()) continue;
+      if (f->entries.empty()) {
+        crossed |= f->barrier;
+        continue;
+      }
       if (const ScopeEntry* e = find_entry(f, id)) {
         Resolved r;
         if (e->var) {
           r.kind = Resolved::Local;
           r.var = e->var;
+          r.out_of_phase = crossed;
         } else {
           r.kind = Resolved::Keyword;
           r.macro = e->macro.as<Macro>();
+          r.out_of_phase = crossed && r.macro->form == SpecialForm::PatternVar;
         }
         return r;
       }
+      crossed |= f->barrier;
     }
     if (is_identifier_object(id)) {
       Identifier* i = id.as<Identifier>();
@@ -382,7 +408,7 @@ bool Expander::same_binding(const Resolved& a, const Resolved& b) {
       return a.var == b.var;
     case Resolved::Keyword:
       return a.macro == b.macro ||
-             (a.macro->form != SpecialForm::None && a.macro->form == b.macro->form);
+             (is_builtin_form(a.macro->form) && a.macro->form == b.macro->form);
     case Resolved::Global: {
       if (a.sym != b.sym) return false;
       if (a.env == b.env) return true;
@@ -476,8 +502,8 @@ Node* Expander::toplevel_form(Value x) {
     if (steps > kMaxRewrites) fail(kFalse, "macro expansion does not terminate for", x, x);
     Macro* m = head_macro(x, root_);
     if (!m) break;
-    if (m->form == SpecialForm::None) {
-      x = apply_syntax_rules(m, x, root_);
+    if (is_transformer_form(m->form)) {
+      x = apply_macro(m, x, root_);
       continue;
     }
     if (is_rewriter(m->form)) {
@@ -587,15 +613,15 @@ Value Expander::make_transformer(Value spec, Scope* s, Value name, Value who) {
     if (is_identifier(spec)) {
       Resolved r = resolve(spec, s);
       if (r.kind == Resolved::Keyword) return make_ptr(r.macro);
-      fail(who, "not a syntactic keyword:", spec, spec);
+      return make_procedural(spec, s, name, who);
     }
     Macro* m = head_macro(spec, s);
     if (m && m->form == SpecialForm::SyntaxRules) return make_syntax_rules(spec, s, name);
-    if (m && m->form == SpecialForm::None) {
-      spec = apply_syntax_rules(m, spec, s);
+    if (m && is_transformer_form(m->form)) {
+      spec = apply_macro(m, spec, s);
       continue;
     }
-    fail(who, "unsupported transformer", spec, spec);
+    return make_procedural(spec, s, name, who);
   }
 }
 
@@ -609,8 +635,8 @@ Node* Expander::expand(Value x, Scope* s) {
     if (steps > kMaxRewrites) fail(kFalse, "macro expansion does not terminate for", x, x);
     Macro* m = head_macro(x, s);
     if (!m) return expand_call(x, s);
-    if (m->form == SpecialForm::None) {
-      x = apply_syntax_rules(m, x, s);
+    if (is_transformer_form(m->form)) {
+      x = apply_macro(m, x, s);
       continue;
     }
     if (is_rewriter(m->form)) {
@@ -633,6 +659,10 @@ Node* Expander::expand_named(Value x, Scope* s, Value name) {
 Node* Expander::expand_ref(Value id, Scope* s, Value form) {
   Resolved r = resolve(id, s);
   SrcLoc loc = loc_;
+  if (r.out_of_phase)
+    fail(id, "a local variable of the program is not available to a macro transformer:", id, form);
+  if (r.kind == Resolved::Keyword && r.macro->form == SpecialForm::PatternVar)
+    fail(id, "pattern variable used outside a syntax template:", id, form);
   switch (r.kind) {
     case Resolved::Local:
       return gc_new<LocalRefNode>(r.var, loc);
@@ -703,8 +733,8 @@ Node* Expander::expand_body(Value body, Scope* outer, Value who, Value form) {
       if (steps > kMaxRewrites) fail(kFalse, "macro expansion does not terminate for", x, x);
       Macro* m = head_macro(x, s);
       SpecialForm f = m ? m->form : SpecialForm::Quote;  // Quote: "an expression"
-      if (m && f == SpecialForm::None) {
-        x = apply_syntax_rules(m, x, s);
+      if (m && is_transformer_form(f)) {
+        x = apply_macro(m, x, s);
         continue;
       }
       if (m && is_rewriter(f)) {
@@ -868,6 +898,11 @@ Node* Expander::special(Macro* m, Value x, Scope* s) {
     case SpecialForm::DelayForce: return sf_delay(x, s, true);
     case SpecialForm::Assert: return sf_assert(x, s);
     case SpecialForm::SyntaxError: return sf_syntax_error(x, s);
+    case SpecialForm::SyntaxCase: return sf_syntax_case(x, s);
+    case SpecialForm::Syntax: return sf_syntax(x, s);
+    case SpecialForm::Quasisyntax: return sf_quasisyntax(x, s);
+    case SpecialForm::PatternVar:
+      fail(car(x), "pattern variable used outside a syntax template:", car(x), x);
     case SpecialForm::Define:
     case SpecialForm::DefineValues:
     case SpecialForm::DefineSyntax:
@@ -884,6 +919,7 @@ Value Expander::rewrite(Macro* m, Value x, Scope* s) {
     case SpecialForm::Include: return rw_include(x, false);
     case SpecialForm::IncludeCi: return rw_include(x, true);
     case SpecialForm::DefineRecordType: return rw_define_record_type(x, s);
+    case SpecialForm::WithSyntax: return rw_with_syntax(x, s);
     default: bad_syntax(car(x), x);
   }
 }
@@ -909,6 +945,8 @@ Node* Expander::sf_set(Value x, Scope* s) {
   Resolved r = resolve(id, s);
   SrcLoc loc = loc_of(x);
   if (r.kind == Resolved::Keyword) fail(car(x), "cannot assign a syntactic keyword:", id, x);
+  if (r.out_of_phase)
+    fail(id, "a local variable of the program is not available to a macro transformer:", id, x);
   Node* v = expand(caddr(x), s);
   if (r.kind == Resolved::Local) {
     r.var->assigned = true;

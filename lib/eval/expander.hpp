@@ -25,13 +25,28 @@
 namespace quasi {
 
 struct Scope;
+struct Expansion;
 
 // A symbol renamed by a macro expansion (Type::Identifier).
 struct Identifier : Object {
-  Value name;     // the symbol or Identifier it renames
-  Scope* scope;   // syntactic environment of the macro that introduced it
-  uint64_t mark;  // unique per expansion (for debugging output)
+  Value name;           // the symbol or Identifier it renames
+  Scope* scope;         // syntactic environment of the macro that introduced it
+  uint64_t mark;        // unique per expansion (for debugging output)
+  Expansion* expansion; // the expansion that made it (datum->syntax asks it), or null
 };
+
+// One macro expansion's renames: each template identifier gets one fresh Identifier per
+// expansion, whichever template, `syntax` form or datum->syntax call asks for it (as R6RS gives
+// identifiers introduced by one transformer call the same marks).
+struct Expansion {
+  struct Rename {
+    Value from;
+    Value to;
+  };
+  gc_vector<Rename> renames;
+};
+// The Identifier `from` renames to in expansion `e` (made, closed over `scope`, on first use).
+Value expansion_rename(Expansion* e, Value from, Scope* scope);
 
 // One local binding in a Scope frame.
 struct ScopeEntry {
@@ -46,6 +61,9 @@ struct Scope {
                                    gc_allocator<std::pair<const uint64_t, size_t>>>;
   Scope* parent;           // null at the root
   Environment* top;        // the top-level environment the chain ends in
+  // A transformer expression's outermost frame: local variables beyond it belong to the run time
+  // of the code around the macro, which does not exist when the transformer runs.
+  bool barrier = false;
   gc_vector<ScopeEntry> entries;
   Index* index = nullptr;  // id bits -> position in entries, built once a frame grows large
   Scope(Scope* p, Environment* t) : parent(p), top(t) {}
@@ -58,20 +76,39 @@ enum class SpecialForm : uint8_t {
   Define, DefineValues, DefineRecordType, DefineSyntax, LetSyntax, LetrecSyntax, SyntaxRules,
   SyntaxError, Begin, Let, LetStar, Letrec, LetrecStar, LetValues, LetStarValues, Do, Cond, Case,
   And, Or, When, Unless, Parameterize, Guard, Delay, DelayForce, CondExpand, Include, IncludeCi,
-  Assert,
+  Assert, SyntaxCase, Syntax, Quasisyntax, WithSyntax,
   // auxiliary syntax: only meaningful inside other forms
-  Else, Arrow, Ellipsis, Underscore,
+  Else, Arrow, Ellipsis, Underscore, Unsyntax, UnsyntaxSplicing,
+  // Not keywords of the core environment (two of these are equal only when they are one object):
+  // procedural transformers (a procedure of one form; explicit and implicit renaming), a pattern
+  // variable bound by syntax-case, and the compiled pattern or template a syntax-case clause or
+  // `syntax` form passes to its run-time helper.
+  Procedural, ErTransformer, IrTransformer, PatternVar, SyntaxPattern, SyntaxTemplate,
 };
+// A keyword built into the expander (compared by the form it names).
+inline bool is_builtin_form(SpecialForm f) {
+  return f != SpecialForm::None && f < SpecialForm::Procedural;
+}
+// A macro a form's head can name and the expander rewrites the form with.
+inline bool is_transformer_form(SpecialForm f) {
+  return f == SpecialForm::None || f == SpecialForm::Procedural ||
+         f == SpecialForm::ErTransformer || f == SpecialForm::IrTransformer;
+}
 
-// A syntactic binding (Type::Macro): a special form, or a syntax-rules transformer.
+// A syntactic binding (Type::Macro): a special form, a syntax-rules or procedural transformer,
+// a pattern variable, or (never bound) a syntax-case pattern or template.
 struct Macro : Object {
   SpecialForm form;
   Value name;      // symbol, for error messages
-  // syntax-rules only:
+  // syntax-rules, and syntax-case patterns (literals, rules: the pattern) and templates (rules):
   Value ellipsis;  // custom ellipsis identifier; kFalse: the default `...`; kTrue: none
   Value literals;  // list of identifiers
   Value rules;     // list of (pattern template)
-  Scope* env;      // where the macro was defined
+  Scope* env;      // where the macro was defined; a pattern or template: where it appears
+  Value proc;      // procedural transformers: the procedure
+  Value pvars;     // patterns, templates: list of (identifier . ellipsis depth), in value order
+  Var* var;        // PatternVar: the variable holding its match
+  int depth;       // PatternVar: its ellipsis depth
 };
 
 inline bool is_identifier_object(Value v) { return has_type(v, Type::Identifier); }

@@ -16,6 +16,7 @@ struct Resolved {
   Macro* macro = nullptr;    // Keyword
   Environment* env = nullptr;  // Global: the top-level environment and the symbol
   Value sym = kFalse;
+  bool out_of_phase = false;   // a local variable or pattern variable seen across a barrier
 };
 
 
@@ -40,6 +41,17 @@ class Expander {
   // ---- syntax-rules (syntax_rules.cpp) ---------------------------------------------------------
   Value make_syntax_rules(Value spec, Scope* s, Value name);
   Value apply_syntax_rules(Macro* m, Value form, Scope* use);
+  // Any transformer (is_transformer_form): syntax-rules here, procedural in syntax_case.cpp.
+  Value apply_macro(Macro* m, Value form, Scope* use);
+  Value apply_procedural(Macro* m, Value form, Scope* use);
+
+  // ---- syntax-case (syntax_case.cpp) -----------------------------------------------------------
+  Node* sf_syntax_case(Value x, Scope* s);
+  Node* sf_syntax(Value x, Scope* s);
+  Node* sf_quasisyntax(Value x, Scope* s);
+  Value rw_with_syntax(Value x, Scope* s);
+  // The Macro a non-syntax-rules transformer expression evaluates to.
+  Value make_procedural(Value spec, Scope* s, Value name, Value who);
 
   // ---- errors ----------------------------------------------------------------------------------
   // Throws a 'syntax condition "who: msg irritant" located at `at` (or the enclosing form).
@@ -85,7 +97,8 @@ class Expander {
   Value rewrite(Macro* m, Value x, Scope* s);
   static bool is_rewriter(SpecialForm f) {
     return f == SpecialForm::CondExpand || f == SpecialForm::Include ||
-           f == SpecialForm::IncludeCi || f == SpecialForm::DefineRecordType;
+           f == SpecialForm::IncludeCi || f == SpecialForm::DefineRecordType ||
+           f == SpecialForm::WithSyntax;
   }
 
   // toplevel
@@ -162,7 +175,17 @@ class Expander {
 
 // Literal constant: identifiers stripped, pairs/vectors/strings/bytevectors made immutable.
 Value quote_literal(Value v);
-Value make_identifier(Value name, Scope* scope);
+Value make_identifier(Value name, Scope* scope, Expansion* expansion = nullptr);
 Value make_macro(SpecialForm form, Value name);
+
+// Pattern matching and template transcription (syntax_rules.cpp) for syntax-case. `pat` is a
+// SyntaxPattern (rules: the whole pattern, literals, env) and `tmpl` a SyntaxTemplate (rules: the
+// template, env), each with its pvars. A match gives each pattern variable's value in pvars
+// order: the matched form at depth 0, a list of the values one level down at depth d > 0.
+void syntax_pattern_check(Expander& ex, Macro* pat, Value form);  // fills pat->pvars
+void syntax_template_check(Expander& ex, Macro* tmpl, Value form);  // no cycles
+bool syntax_match(Expander& ex, Macro* pat, Scope* use, Value form, gc_vector<Value>& values);
+Value syntax_transcribe(Expander& ex, Macro* tmpl, Expansion* exp, SrcLoc loc,
+                        const Value* values);
 
 }  // namespace quasi

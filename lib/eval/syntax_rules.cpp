@@ -39,7 +39,8 @@ Value vector_list(Value v) {
 
 class Rules {
  public:
-  Rules(Expander& ex, Macro* m, Scope* use, SrcLoc loc) : ex_(ex), m_(m), use_(use), loc_(loc) {}
+  Rules(Expander& ex, Macro* m, Scope* use, SrcLoc loc, Expansion* exp = nullptr)
+      : ex_(ex), m_(m), use_(use), loc_(loc), exp_(exp) {}
 
   bool is_ellipsis(Value v) const {
     if (m_->ellipsis == kTrue || !is_identifier(v)) return false;
@@ -190,11 +191,8 @@ class Rules {
   }
 
   Value rename(Value id) {
-    for (const Rename& r : renames_)
-      if (r.from == id) return r.to;
-    Value fresh = make_identifier(id, m_->env);
-    renames_.push_back(Rename{id, fresh});
-    return fresh;
+    if (!exp_) exp_ = gc_new<Expansion>();
+    return expansion_rename(exp_, id, m_->env);
   }
 
   // Identifiers of the template `t` with their ellipsis depth inside t.
@@ -295,10 +293,7 @@ class Rules {
   Macro* m_;
   Scope* use_;
   SrcLoc loc_;
-  struct Rename {
-    Value from, to;
-  };
-  gc_vector<Rename> renames_;
+  Expansion* exp_;
   Value sym_ellipsis_ = intern("...");
   Value sym_underscore_ = intern("_");
 
@@ -349,6 +344,68 @@ Value Expander::make_syntax_rules(Value spec, Scope* s, Value name) {
     r.check_acyclic(car(cdr(rule)), path, rule);
   }
   return m;
+}
+
+// ---- syntax-case's patterns and templates ---------------------------------------------------
+
+namespace {
+
+Value match_value(MatchNode* n) {
+  if (!n) return kNil;
+  if (n->depth == 0) return n->value;
+  Value out = kNil;
+  for (size_t i = n->items.size(); i-- > 0;) out = cons(match_value(n->items[i]), out);
+  return out;
+}
+
+MatchNode* match_node(Expander& ex, Macro* tmpl, Value v, int depth) {
+  MatchNode* n = gc_new<MatchNode>();
+  n->depth = depth;
+  if (depth == 0) {
+    n->value = v;
+    return n;
+  }
+  if (list_length(v) < 0)
+    ex.fail(intern("syntax"), "value of a pattern variable under ellipsis is not a list:", v,
+            tmpl->rules);
+  for (Value p = v; is_pair(p); p = cdr(p)) n->items.push_back(match_node(ex, tmpl, car(p), depth - 1));
+  return n;
+}
+
+}  // namespace
+
+void syntax_pattern_check(Expander& ex, Macro* pat, Value form) {
+  Rules r(ex, pat, pat->env, ex.loc_of(form));
+  gc_vector<Value> vars;
+  r.check_pattern(pat->rules, vars, form);
+  gc_vector<VarDepth> vd;
+  r.pattern_vars(pat->rules, 0, vd);
+  Value out = kNil;
+  for (size_t i = vd.size(); i-- > 0;) out = cons(cons(vd[i].var, make_fixnum(vd[i].depth)), out);
+  pat->pvars = out;
+}
+
+void syntax_template_check(Expander& ex, Macro* tmpl, Value form) {
+  Rules r(ex, tmpl, tmpl->env, ex.loc_of(form));
+  std::unordered_set<uint64_t> path;
+  r.check_acyclic(tmpl->rules, path, form);
+}
+
+bool syntax_match(Expander& ex, Macro* pat, Scope* use, Value form, gc_vector<Value>& values) {
+  Rules r(ex, pat, use, ex.loc_of(form));
+  Bindings b;
+  if (!r.match(pat->rules, form, b)) return false;
+  for (Value p = pat->pvars; is_pair(p); p = cdr(p)) values.push_back(match_value(Rules::lookup(b, car(car(p)))));
+  return true;
+}
+
+Value syntax_transcribe(Expander& ex, Macro* tmpl, Expansion* exp, SrcLoc loc, const Value* values) {
+  Rules r(ex, tmpl, tmpl->env, loc, exp);
+  Bindings b;
+  size_t i = 0;
+  for (Value p = tmpl->pvars; is_pair(p); p = cdr(p), i++)
+    b.push_back(MBind{car(car(p)), match_node(ex, tmpl, values[i], cdr(car(p)).fixnum())});
+  return r.transcribe(tmpl->rules, b, true);
 }
 
 Value Expander::apply_syntax_rules(Macro* m, Value form, Scope* use) {

@@ -436,6 +436,23 @@ bool Reader::Impl::read_hash(SrcLoc loc, Value& v) {
     case '\\':
       v = read_char(loc);
       return true;
+    case '\'':
+    case '`':
+    case ',': {  // #'x #`x #,x #,@x: (syntax x) (quasisyntax x) (unsyntax x) (unsyntax-splicing x)
+      static const Value kSyntax = intern("syntax"), kQuasisyntax = intern("quasisyntax"),
+                         kUnsyntax = intern("unsyntax"),
+                         kUnsyntaxSplicing = intern("unsyntax-splicing");
+      src_.next();
+      Value sym = c == '\'' ? kSyntax : c == '`' ? kQuasisyntax : kUnsyntax;
+      if (c == ',' && src_.peek() == '@') {
+        src_.next();
+        sym = kUnsyntaxSplicing;
+      }
+      Frame f{FK::Abbrev, kNormal, 0, loc};
+      f.head = sym;
+      push(f);
+      return false;
+    }
     case 'u': case 'U': {
       src_.next();
       std::string tok(1, static_cast<char>(c));
