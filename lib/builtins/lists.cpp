@@ -333,7 +333,18 @@ QUASI_PRIM(p_gensym) {
   return make_uninterned_symbol(prefix + std::to_string(++counter));
 }
 
-#define CXR(name, n, ops) {name, p_cxr<n, ops>, 1, 1, kPureFoldRaise, kFacts.cxr(n, ops)}
+// Derivative rules (core/prim.hpp, DerivativeRule): adjoints over the arguments a, b, the
+// result r and its cotangent d; the %ad- helpers are lib/ad's (scheme/prelude/70-ad.scm).
+using DK = DerivativeRule::Kind;
+constexpr DerivativeRule kDCxr{DK::kCxr, false, {}, {}};
+constexpr DerivativeRule kDCons{DK::kLinear, false, {}, {"(%ad-car d)", "(%ad-cdr d)"}};
+constexpr DerivativeRule kDList{DK::kList, false, {}, {}};
+constexpr DerivativeRule kDListRef{DK::kLinear, false, {}, {"(%ad-list-onehot b d)", nullptr}};
+constexpr DerivativeRule kDReverse{DK::kLinear, false, {"(%ad-reverse d (length a))"}, {}};
+constexpr DerivativeRule kDAppend{DK::kLinear, true, {"d"}, {"(%ad-take d (length a))", "(%ad-drop d (length a))"}};
+constexpr DerivativeRule kDZeroL{DK::kZero, false, {}, {}};
+
+#define CXR(name, n, ops) {name, p_cxr<n, ops>, 1, 1, kPureFoldRaise, kFacts.cxr(n, ops).differentiable(&kDCxr)}
 
 constexpr uint32_t kAllocRaise = kAlloc | kMayRaise;
 
@@ -352,11 +363,11 @@ const PrimDef kListPrims[] = {
     {"pair?", p_pairp, 1, 1, kPureFold,
      kFacts.inline_as(InlineOp::kPairP).structural(Structure::kTypePred, TypeTest::kPair).jit_heap_type(Type::Pair)},
     {"cons", p_cons, 2, 2, kAlloc,
-     kFacts.inline_as(InlineOp::kCons).structural(Structure::kCons)},
+     kFacts.inline_as(InlineOp::kCons).structural(Structure::kCons).differentiable(&kDCons)},
     {"car", p_car, 1, 1, kPureFoldRaise,
-     kFacts.inline_as(InlineOp::kCar).structural(Structure::kCar).cxr(1, 0b0)},
+     kFacts.inline_as(InlineOp::kCar).structural(Structure::kCar).cxr(1, 0b0).differentiable(&kDCxr)},
     {"cdr", p_cdr, 1, 1, kPureFoldRaise,
-     kFacts.inline_as(InlineOp::kCdr).structural(Structure::kCdr).cxr(1, 0b1)},
+     kFacts.inline_as(InlineOp::kCdr).structural(Structure::kCdr).cxr(1, 0b1).differentiable(&kDCxr)},
     {"set-car!", p_set_car, 2, 2, kEffect},
     {"set-cdr!", p_set_cdr, 2, 2, kEffect},
     CXR("caar", 2, 0b00), CXR("cadr", 2, 0b01), CXR("cdar", 2, 0b10), CXR("cddr", 2, 0b11),
@@ -375,20 +386,21 @@ const PrimDef kListPrims[] = {
     {"list?", p_listp, 1, 1, kPureFold},
     {"make-list", p_make_list, 1, 2, kAllocRaise},
     {"list", p_list, 0, -1, kAlloc,
-     kFacts.structural(Structure::kList).maker(Sequence::kList, MakerLength::kArgCount, MakerFill::kAny)},
+     kFacts.structural(Structure::kList).maker(Sequence::kList, MakerLength::kArgCount, MakerFill::kAny).differentiable(&kDList)},
     {"cons*", p_cons_star, 1, -1, kAlloc,
      kFacts.structural(Structure::kConsStar)},
     {"list*", p_cons_star, 1, -1, kAlloc,
      kFacts.structural(Structure::kConsStar)},
     {"length", p_length, 1, 1, kPureFoldRaise,
-     kFacts.structural(Structure::kLength).measure(Sequence::kList)},
+     kFacts.structural(Structure::kLength).measure(Sequence::kList).differentiable(&kDZeroL)},
     {"append", p_append, 0, -1, kAllocRaise,
-     kFacts.structural(Structure::kAppend)},
-    {"reverse", p_reverse, 1, 1, kAllocRaise},
+     kFacts.structural(Structure::kAppend).differentiable(&kDAppend)},
+    {"reverse", p_reverse, 1, 1, kAllocRaise,
+     kFacts.differentiable(&kDReverse)},
     {"list-tail", p_list_tail, 2, 2, kPureFoldRaise,
      kFacts.structural(Structure::kListTail)},
     {"list-ref", p_list_ref, 2, 2, kPureFoldRaise,
-     kFacts.structural(Structure::kListRef)},
+     kFacts.structural(Structure::kListRef).differentiable(&kDListRef)},
     {"list-set!", p_list_set, 3, 3, kEffect},
     {"list-copy", p_list_copy, 1, 1, kAllocRaise},
     {"last-pair", p_last_pair, 1, 1, kPureFoldRaise},

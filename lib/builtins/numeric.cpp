@@ -263,6 +263,35 @@ QUASI_PRIM(p_bit_count) { return num_bit_count(argv[0]); }
 constexpr uint32_t kPureRaise = kPure | kMayRaise;
 constexpr uint32_t kText = kPure | kFoldable | kAllocates | kMayRaise;
 
+
+// Derivative rules (core/prim.hpp, DerivativeRule; lib/ad/README.md has the conventions at
+// non-differentiable points). Expressions over the arguments a, b and the result r.
+using DK = DerivativeRule::Kind;
+constexpr DerivativeRule kDAdd{DK::kScalar, true, {"1"}, {"1", "1"}};
+constexpr DerivativeRule kDSub{DK::kScalar, true, {"-1"}, {"1", "-1"}};
+constexpr DerivativeRule kDMul{DK::kScalar, true, {"1"}, {"b", "a"}};
+constexpr DerivativeRule kDDiv{DK::kScalar, true, {"(- (* r r))"}, {"(/ 1 b)", "(- (/ r b))"}};
+constexpr DerivativeRule kDMax{DK::kScalar, true, {"1"}, {"(if (>= a b) 1 0)", "(if (>= a b) 0 1)"}};
+constexpr DerivativeRule kDMin{DK::kScalar, true, {"1"}, {"(if (<= a b) 1 0)", "(if (<= a b) 0 1)"}};
+constexpr DerivativeRule kDAbs{DK::kScalar, false, {"(if (positive? a) 1 (if (negative? a) -1 0))"}, {}};
+constexpr DerivativeRule kDSquare{DK::kScalar, false, {"(* 2 a)"}, {}};
+constexpr DerivativeRule kDExp{DK::kScalar, false, {"r"}, {}};
+constexpr DerivativeRule kDLog{DK::kScalar, false, {"(%ad-recip a)"},
+                               {"(%ad-recip (* a (log b)))", "(- (* r (%ad-recip (* b (log b)))))"}};
+constexpr DerivativeRule kDSin{DK::kScalar, false, {"(cos a)"}, {}};
+constexpr DerivativeRule kDCos{DK::kScalar, false, {"(- (sin a))"}, {}};
+constexpr DerivativeRule kDTan{DK::kScalar, false, {"(+ 1 (* r r))"}, {}};
+constexpr DerivativeRule kDAsin{DK::kScalar, false, {"(%ad-recip (sqrt (- 1 (* a a))))"}, {}};
+constexpr DerivativeRule kDAcos{DK::kScalar, false, {"(- (%ad-recip (sqrt (- 1 (* a a)))))"}, {}};
+constexpr DerivativeRule kDAtan{DK::kScalar, false, {"(/ 1 (+ 1 (* a a)))"},
+                                {"(* b (%ad-recip (+ (* a a) (* b b))))", "(- (* a (%ad-recip (+ (* a a) (* b b)))))"}};
+constexpr DerivativeRule kDSqrt{DK::kScalar, false, {"(%ad-recip (* 2 r))"}, {}};
+constexpr DerivativeRule kDExpt{DK::kScalar, false, {nullptr},
+                                {"(if (and (exact? b) (zero? b)) 0 (* b (expt a (- b 1))))",
+                                 "(if (positive? a) (* r (log a)) 0)"}};
+constexpr DerivativeRule kDIdentity{DK::kScalar, false, {"1"}, {}};
+constexpr DerivativeRule kDZero{DK::kZero, false, {}, {}};
+
 const PrimDef kNumericPrims[] = {
     {"number?", p_number_p, 1, 1, kPureFold,
      kFacts.structural(Structure::kTypePred).jit_as(JitRecipe::kNumber)},
@@ -296,50 +325,80 @@ const PrimDef kNumericPrims[] = {
     {"negative?", p_negative_p, 1, 1, kPureFoldRaise},
     {"odd?", p_odd_p, 1, 1, kPureFoldRaise},
     {"even?", p_even_p, 1, 1, kPureFoldRaise},
-    {"max", p_max, 1, -1, kPureFoldRaise},
-    {"min", p_min, 1, -1, kPureFoldRaise},
+    {"max", p_max, 1, -1, kPureFoldRaise,
+     kFacts.differentiable(&kDMax)},
+    {"min", p_min, 1, -1, kPureFoldRaise,
+     kFacts.differentiable(&kDMin)},
     {"+", p_add, 0, -1, kPureFoldRaise,
-     kFacts.inline_as(InlineOp::kAdd)},
+     kFacts.inline_as(InlineOp::kAdd).differentiable(&kDAdd)},
     {"*", p_mul, 0, -1, kPureFoldRaise,
-     kFacts.inline_as(InlineOp::kMul)},
+     kFacts.inline_as(InlineOp::kMul).differentiable(&kDMul)},
     {"-", p_sub, 1, -1, kPureFoldRaise,
-     kFacts.inline_as(InlineOp::kSub)},
-    {"/", p_div, 1, -1, kPureFoldRaise},
-    {"abs", p_abs, 1, 1, kPureFoldRaise},
-    {"square", p_square, 1, 1, kPureFoldRaise},
-    {"quotient", p_quotient, 2, 2, kPureFoldRaise},
-    {"remainder", p_remainder, 2, 2, kPureFoldRaise},
-    {"modulo", p_modulo, 2, 2, kPureFoldRaise},
+     kFacts.inline_as(InlineOp::kSub).differentiable(&kDSub)},
+    {"/", p_div, 1, -1, kPureFoldRaise,
+     kFacts.differentiable(&kDDiv)},
+    {"abs", p_abs, 1, 1, kPureFoldRaise,
+     kFacts.differentiable(&kDAbs)},
+    {"square", p_square, 1, 1, kPureFoldRaise,
+     kFacts.differentiable(&kDSquare)},
+    {"quotient", p_quotient, 2, 2, kPureFoldRaise,
+     kFacts.differentiable(&kDZero)},
+    {"remainder", p_remainder, 2, 2, kPureFoldRaise,
+     kFacts.differentiable(&kDZero)},
+    {"modulo", p_modulo, 2, 2, kPureFoldRaise,
+     kFacts.differentiable(&kDZero)},
     {"floor/", p_floor_div, 2, 2, kPureRaise},
-    {"floor-quotient", p_floor_quotient, 2, 2, kPureFoldRaise},
-    {"floor-remainder", p_floor_remainder, 2, 2, kPureFoldRaise},
+    {"floor-quotient", p_floor_quotient, 2, 2, kPureFoldRaise,
+     kFacts.differentiable(&kDZero)},
+    {"floor-remainder", p_floor_remainder, 2, 2, kPureFoldRaise,
+     kFacts.differentiable(&kDZero)},
     {"truncate/", p_truncate_div, 2, 2, kPureRaise},
-    {"truncate-quotient", p_truncate_quotient, 2, 2, kPureFoldRaise},
-    {"truncate-remainder", p_truncate_remainder, 2, 2, kPureFoldRaise},
+    {"truncate-quotient", p_truncate_quotient, 2, 2, kPureFoldRaise,
+     kFacts.differentiable(&kDZero)},
+    {"truncate-remainder", p_truncate_remainder, 2, 2, kPureFoldRaise,
+     kFacts.differentiable(&kDZero)},
     {"gcd", p_gcd, 0, -1, kPureFoldRaise},
     {"lcm", p_lcm, 0, -1, kPureFoldRaise},
     {"numerator", p_numerator, 1, 1, kPureFoldRaise},
     {"denominator", p_denominator, 1, 1, kPureFoldRaise},
-    {"floor", p_floor, 1, 1, kPureFoldRaise},
-    {"ceiling", p_ceiling, 1, 1, kPureFoldRaise},
-    {"truncate", p_truncate, 1, 1, kPureFoldRaise},
-    {"round", p_round, 1, 1, kPureFoldRaise},
+    {"floor", p_floor, 1, 1, kPureFoldRaise,
+     kFacts.differentiable(&kDZero)},
+    {"ceiling", p_ceiling, 1, 1, kPureFoldRaise,
+     kFacts.differentiable(&kDZero)},
+    {"truncate", p_truncate, 1, 1, kPureFoldRaise,
+     kFacts.differentiable(&kDZero)},
+    {"round", p_round, 1, 1, kPureFoldRaise,
+     kFacts.differentiable(&kDZero)},
     {"rationalize", p_rationalize, 2, 2, kPureFoldRaise},
-    {"exp", p_exp, 1, 1, kPureFoldRaise},
-    {"log", p_log, 1, 2, kPureFoldRaise},
-    {"sin", p_sin, 1, 1, kPureFoldRaise},
-    {"cos", p_cos, 1, 1, kPureFoldRaise},
-    {"tan", p_tan, 1, 1, kPureFoldRaise},
-    {"asin", p_asin, 1, 1, kPureFoldRaise},
-    {"acos", p_acos, 1, 1, kPureFoldRaise},
-    {"atan", p_atan, 1, 2, kPureFoldRaise},
-    {"sqrt", p_sqrt, 1, 1, kPureFoldRaise},
+    {"exp", p_exp, 1, 1, kPureFoldRaise,
+     kFacts.differentiable(&kDExp)},
+    {"log", p_log, 1, 2, kPureFoldRaise,
+     kFacts.differentiable(&kDLog)},
+    {"sin", p_sin, 1, 1, kPureFoldRaise,
+     kFacts.differentiable(&kDSin)},
+    {"cos", p_cos, 1, 1, kPureFoldRaise,
+     kFacts.differentiable(&kDCos)},
+    {"tan", p_tan, 1, 1, kPureFoldRaise,
+     kFacts.differentiable(&kDTan)},
+    {"asin", p_asin, 1, 1, kPureFoldRaise,
+     kFacts.differentiable(&kDAsin)},
+    {"acos", p_acos, 1, 1, kPureFoldRaise,
+     kFacts.differentiable(&kDAcos)},
+    {"atan", p_atan, 1, 2, kPureFoldRaise,
+     kFacts.differentiable(&kDAtan)},
+    {"sqrt", p_sqrt, 1, 1, kPureFoldRaise,
+     kFacts.differentiable(&kDSqrt)},
     {"exact-integer-sqrt", p_exact_integer_sqrt, 1, 1, kPureRaise},
-    {"expt", p_expt, 2, 2, kPureFoldRaise},
-    {"exact", p_exact, 1, 1, kPureFoldRaise},
-    {"inexact", p_inexact, 1, 1, kPureFoldRaise},
-    {"inexact->exact", p_inexact_to_exact, 1, 1, kPureFoldRaise},
-    {"exact->inexact", p_exact_to_inexact, 1, 1, kPureFoldRaise},
+    {"expt", p_expt, 2, 2, kPureFoldRaise,
+     kFacts.differentiable(&kDExpt)},
+    {"exact", p_exact, 1, 1, kPureFoldRaise,
+     kFacts.differentiable(&kDIdentity)},
+    {"inexact", p_inexact, 1, 1, kPureFoldRaise,
+     kFacts.differentiable(&kDIdentity)},
+    {"inexact->exact", p_inexact_to_exact, 1, 1, kPureFoldRaise,
+     kFacts.differentiable(&kDIdentity)},
+    {"exact->inexact", p_exact_to_inexact, 1, 1, kPureFoldRaise,
+     kFacts.differentiable(&kDIdentity)},
     {"number->string", p_number_to_string, 1, 2, kText},
     {"string->number", p_string_to_number, 1, 2, kText},
     {"bitwise-and", p_bitwise_and, 0, -1, kPureFoldRaise},

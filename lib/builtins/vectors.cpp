@@ -226,21 +226,32 @@ QUASI_PRIM(p_bytevector_fill) {
 
 constexpr uint32_t kAllocRaise = kAlloc | kMayRaise;
 
+// Derivative rules (core/prim.hpp, DerivativeRule): adjoints over the arguments a, b, the
+// result r and its cotangent d; the %ad- helpers are lib/ad's (scheme/prelude/70-ad.scm).
+using DK = DerivativeRule::Kind;
+constexpr DerivativeRule kDVector{DK::kVector, false, {}, {}};
+constexpr DerivativeRule kDVectorRef{DK::kLinear, false, {}, {"(%ad-onehot a b d)", nullptr}};
+constexpr DerivativeRule kDVectorToList{DK::kLinear, false, {"(%ad-list->vector d (vector-length a))"}, {}};
+constexpr DerivativeRule kDListToVector{DK::kLinear, false, {"(%ad-vector->list d (length a))"}, {}};
+constexpr DerivativeRule kDZeroV{DK::kZero, false, {}, {}};
+
 const PrimDef kVectorPrims[] = {
     {"vector?", p_vectorp, 1, 1, kPureFold,
      kFacts.structural(Structure::kTypePred, TypeTest::kVector).jit_heap_type(Type::Vector)},
     {"make-vector", p_make_vector, 1, 2, kAllocRaise,
      kFacts.maker(Sequence::kVector, MakerLength::kFirstArg, MakerFill::kAny)},
     {"vector", p_vector, 0, -1, kAlloc,
-     kFacts.structural(Structure::kVector).maker(Sequence::kVector, MakerLength::kArgCount, MakerFill::kAny)},
+     kFacts.structural(Structure::kVector).maker(Sequence::kVector, MakerLength::kArgCount, MakerFill::kAny).differentiable(&kDVector)},
     {"vector-length", p_vector_length, 1, 1, kPureFoldRaise,
-     kFacts.inline_as(InlineOp::kVectorLength).structural(Structure::kVectorLength).measure(Sequence::kVector)},
+     kFacts.inline_as(InlineOp::kVectorLength).structural(Structure::kVectorLength).measure(Sequence::kVector).differentiable(&kDZeroV)},
     {"vector-ref", p_vector_ref, 2, 2, kPureFoldRaise,
-     kFacts.inline_as(InlineOp::kVectorRef).structural(Structure::kVectorRef)},
+     kFacts.inline_as(InlineOp::kVectorRef).structural(Structure::kVectorRef).differentiable(&kDVectorRef)},
     {"vector-set!", p_vector_set, 3, 3, kEffect,
      kFacts.inline_as(InlineOp::kVectorSet)},
-    {"vector->list", p_vector_to_list, 1, 3, kAllocRaise},
-    {"list->vector", p_list_to_vector, 1, 1, kAllocRaise},
+    {"vector->list", p_vector_to_list, 1, 3, kAllocRaise,
+     kFacts.differentiable(&kDVectorToList)},
+    {"list->vector", p_list_to_vector, 1, 1, kAllocRaise,
+     kFacts.differentiable(&kDListToVector)},
     {"vector-fill!", p_vector_fill, 2, 4, kEffect},
     {"vector-copy", p_vector_copy, 1, 3, kAllocRaise},
     {"vector-copy!", p_vector_copy_x, 3, 5, kEffect},

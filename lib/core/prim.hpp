@@ -18,7 +18,6 @@ namespace quasi {
 struct Vm;
 
 struct Primitive;
-struct DerivativeRule;  // automatic differentiation (issue 12) defines it
 using PrimFn = Value (*)(Vm& vm, Primitive* self, int argc, Value* argv);
 
 // Facts about a primitive that the optimizer looks up instead of matching names.
@@ -78,6 +77,25 @@ enum class Sequence : uint8_t { kNone, kList, kVector, kString, kBytevector };
 enum class MakerLength : uint8_t { kFirstArg, kArgCount };
 enum class MakerFill : uint8_t { kAny, kChar, kByte };  // what the other operands must be
 
+// How automatic differentiation (lib/ad) differentiates a call of the primitive. Rules are data:
+// Scheme expressions (text, read and expanded once by lib/ad) over the arguments `a` and `b`, the
+// result `r`, and the cotangent `d` of the result (reverse mode). A primitive without a rule is
+// differentiated only where no derivative flows through it (lib/ad/README.md).
+struct DerivativeRule {
+  enum class Kind : uint8_t {
+    kScalar,  // partial derivatives: unary[0] = dr/da; binary[0] = dr/da, binary[1] = dr/db
+    kLinear,  // adjoints: unary[0] / binary[0..1] = the cotangent of a (b) given d; null = none
+    kZero,    // piecewise constant (floor, length, ...): the derivative is zero
+    kCxr,     // c[ad]+r along PrimFacts::cxr_len/cxr_bits
+    kList,    // (p x ...) builds a list of its arguments
+    kVector,  // (p x ...) builds a vector of its arguments
+  };
+  Kind kind = Kind::kZero;
+  bool fold = false;  // (p a b c ...) is (p (p a b) c ...) (left fold), e.g. + * - / min max
+  const char* unary[1] = {nullptr};
+  const char* binary[2] = {nullptr, nullptr};
+};
+
 struct PrimFacts {
   InlineOp inline_op = InlineOp::kNone;
   Structure structure = Structure::kNone;
@@ -114,6 +132,7 @@ struct PrimFacts {
   }
   constexpr PrimFacts measure(Sequence s) const { PrimFacts f = *this; f.measures = s; return f; }
   constexpr PrimFacts control(VmOp op) const { PrimFacts f = *this; f.vm_op = op; return f; }
+  constexpr PrimFacts differentiable(const DerivativeRule* r) const { PrimFacts f = *this; f.derivative = r; return f; }
 };
 inline constexpr PrimFacts kFacts{};
 

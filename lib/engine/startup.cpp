@@ -2,6 +2,7 @@
 // from every layer, in order. Owner: ir. Lower layers never register upper layers' primitives.
 #include "engine/startup.hpp"
 
+#include "ad/ad.hpp"
 #include "builtins/registry.hpp"
 #include "eval/environment.hpp"
 #include "jit/jit.hpp"
@@ -19,6 +20,7 @@ void install_builtins(Environment* env) {
   register_control_primitives(env);
   register_system_primitives(env);
   register_pe_primitives(env);
+  register_ad_primitives(env);
   register_disasm_primitives(env);
   register_jit_primitives(env);
   register_pretty_primitives(env);

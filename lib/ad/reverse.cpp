@@ -1,0 +1,696 @@
+// reverse.cpp — reverse-mode AD of core IR, Zygote-style: every procedure becomes one that
+// computes its value and returns it with a pullback closure (lib/ad/README.md).
+//
+// The forward code is the original computation in A-normal form (a LetList): each primitive call
+// keeps its operands and result in variables, each call of a procedure f becomes a call of J(f)
+// (obtained at run time by %ad-j, or directly for a procedure's own recursion), each `if` becomes
+// an `if` whose arms return (value . pullback-of-the-arm). The backward code, inside the pullback,
+// walks these steps in reverse and accumulates cotangents symbolically: a variable no derivative
+// reaches has no cotangent at all (no code), one reached twice gets %ad-add.
+#include "ad/reverse.hpp"
+
+#include <string>
+
+#include "core/error.hpp"
+#include "core/object.hpp"
+#include "core/prim.hpp"
+#include "eval/environment.hpp"
+#include "eval/expander.hpp"
+#include "ir/free_vars.hpp"
+#include "ir/functor.hpp"
+#include "ir/let_list.hpp"
+#include "ir/util.hpp"
+#include "read/reader.hpp"
+#include "vm/vm.hpp"
+
+namespace quasi::ad {
+
+struct RuleCache {
+  Environment* core;
+  TracedMap<const char*, LambdaNode*> rules;
+};
+
+RuleCache* make_rule_cache(Environment* core) {
+  RuleCache* c = gc_new<RuleCache>();
+  c->core = core;
+  return c;
+}
+
+namespace {
+
+// FreeVariables with the compiler's view of a letrec-bound lambda (its own name is read from the
+// closure itself, not captured): the layout of the closure the compiler will make.
+class Layout : public FreeVariables {
+ public:
+  const std::vector<Var*>& of(LambdaNode* l, Var* self) {
+    lambda(l, self);
+    return lambdas[l].free;
+  }
+};
+
+// Renames the free variables of a copied lambda to the transformed code's variables.
+class Rename : public ExprMutator {
+ public:
+  explicit Rename(TracedMap<Var*, Var*>& m) : map_(m) {}
+  Node* visit_local_ref(LocalRefNode* n) override {
+    auto it = map_.find(n->var);
+    return it == map_.end() ? n : gc_new<LocalRefNode>(it->second, n->loc);
+  }
+  Node* visit_local_set(LocalSetNode* n) override {
+    Node* v = visit(n->value);
+    auto it = map_.find(n->var);
+    if (it == map_.end() && v == n->value) return n;
+    Var* t = it == map_.end() ? n->var : it->second;
+    t->assigned = true;
+    return gc_new<LocalSetNode>(t, v, n->loc);
+  }
+
+ private:
+  TracedMap<Var*, Var*>& map_;
+};
+
+// An operand in A-normal form: a variable or a constant.
+struct Atom {
+  Var* v = nullptr;
+  Value c = kFalse;
+};
+
+struct Step {
+  enum Kind : uint8_t { kPrim, kCall, kBranch, kClosure };
+  Kind kind;
+  Var* x = nullptr;   // the primal result
+  Var* pb = nullptr;  // kCall, kBranch: the pullback
+  Primitive* prim = nullptr;
+  const DerivativeRule* rule = nullptr;
+  Atom fn;            // kCall: the callee (unused for a self call)
+  bool self_call = false;
+  bool apply = false;  // kCall through `apply`: the last argument is the list of the rest
+  gc_vector<Atom> args;
+  gc_vector<Var*> outer;  // kBranch: the outer variables of its vector; kClosure: the layout
+};
+
+using Steps = std::vector<Step, scratch_allocator<Step>>;
+using Adj = TracedMap<Var*, Var*>;
+
+struct Block {
+  LetList fwd;
+  Steps steps;
+  TracedMap<Var*, bool> bound;
+};
+
+class Reverse {
+ public:
+  Reverse(Vm& vm, RuleCache& rules, Value name) : vm_(vm), rules_(rules), name_(name) {}
+
+  LambdaNode* maker(LambdaNode* src, Var** fvs, size_t nfv);
+
+ private:
+  Vm& vm_;
+  RuleCache& rules_;
+  Value name_;
+  TracedMap<Var*, Var*> env_;  // source variable -> transformed code's variable
+  Var* self_src_ = nullptr;     // the source's name for the closure itself (letrec self)
+  Var* self_ = nullptr;         // maker parameter: the closure
+  Var* jself_ = nullptr;        // the closure's J, for direct recursion
+  Block* cur_ = nullptr;
+  // Variables whose value may depend on the procedure's arguments or free variables (static
+  // activity): only they get cotangents, and code that reads none of them is left as it is.
+  TracedMap<Var*, bool> active_;
+  bool act(const Atom& a) const { return a.v && active_.count(a.v); }
+  Var* activate(Var* v, bool on) {
+    if (on) active_[v] = true;
+    return v;
+  }
+
+  [[noreturn]] void refuse(const std::string& what) {
+    std::string in = is_symbol(name_) ? symbol_name(name_) : std::string("an anonymous procedure");
+    throw_error("grad", what + " in " + in);
+  }
+
+  // ---- building nodes ----
+  static Node* ref(Var* v) { return gc_new<LocalRefNode>(v, SrcLoc{}); }
+  static Node* cst(Value v) { return gc_new<ConstNode>(v, SrcLoc{}); }
+  static Node* atom(const Atom& a) { return a.v ? ref(a.v) : cst(a.c); }
+  Node* global(const char* name) {
+    return gc_new<GlobalRefNode>(rules_.core->cell_for(intern(name)), SrcLoc{});
+  }
+  Node* gcall(const char* name, std::initializer_list<Node*> args) {
+    CallNode* c = gc_new<CallNode>(global(name), SrcLoc{});
+    for (Node* a : args) c->args.push_back(a);
+    return c;
+  }
+  static Node* call(Node* fn, const gc_vector<Node*>& args) {
+    CallNode* c = gc_new<CallNode>(fn, SrcLoc{});
+    c->args = args;
+    return c;
+  }
+  static Var* fresh(Value name) { return make_var(is_symbol(name) ? name : intern("t")); }
+  Var* push(Block& b, Node* code, const char* name) {
+    Var* v = b.fwd.push(code, intern(name));
+    b.bound[v] = true;
+    return v;
+  }
+  void bind(Block& b, Var* v, Node* code) {
+    b.fwd.push_bind(v, code);
+    b.bound[v] = true;
+  }
+  Node* list_of(const gc_vector<Atom>& xs) {
+    CallNode* c = gc_new<CallNode>(global("list"), SrcLoc{});
+    for (const Atom& a : xs) c->args.push_back(atom(a));
+    return c;
+  }
+
+  // ---- forward ----
+  Atom expr(Node* n);
+  Atom closure(LambdaNode* lam, Var* self_out, Var* x);
+  Atom call_node(Node* n);
+  Atom prim_call(Primitive* p, gc_vector<Atom> args);
+  Atom branch(IfNode* n);
+  void letrec(LetNode* n);
+
+  // ---- backward ----
+  Node* instantiate(const char* text, const gc_vector<Atom>& args, Var* r, Var* d);
+  void add(Adj& adj, gc_vector<Var*>& order, LetList& out, Var* v, Var* c);
+  void backward(Block& b, const Atom& result, Var* d, Adj& adj, gc_vector<Var*>& order, LetList& out);
+  Node* pullback_clause(LambdaClause* c, Var* self_out, Var** fvs, size_t nfv, gc_vector<Var*>* params,
+                        Var* rest);
+};
+
+// ---- forward ----------------------------------------------------------------------------------
+
+Atom Reverse::expr(Node* n) {
+  Block& b = *cur_;
+  switch (n->kind) {
+    case NodeKind::Const:
+      return Atom{nullptr, static_cast<ConstNode*>(n)->value};
+    case NodeKind::LocalRef: {
+      Var* v = static_cast<LocalRefNode*>(n)->var;
+      if (v == self_src_) return Atom{self_};
+      auto it = env_.find(v);
+      if (it == env_.end()) refuse("internal error: unbound variable");
+      return Atom{it->second};
+    }
+    case NodeKind::GlobalRef:
+      return Atom{push(b, gc_new<GlobalRefNode>(static_cast<GlobalRefNode*>(n)->cell, n->loc), "g")};
+    case NodeKind::LocalSet: {
+      Var* v = static_cast<LocalSetNode*>(n)->var;
+      refuse("set! of the local variable " + (is_symbol(v->name) ? symbol_name(v->name) : std::string("?")) +
+             " is not supported");
+    }
+    case NodeKind::GlobalSet:
+      refuse("define or set! of a global variable is not supported");
+    case NodeKind::If:
+      return branch(static_cast<IfNode*>(n));
+    case NodeKind::Lambda: {
+      Var* x = fresh(static_cast<LambdaNode*>(n)->name);
+      return closure(static_cast<LambdaNode*>(n), nullptr, x);
+    }
+    case NodeKind::Call:
+    case NodeKind::PrimCall:
+      return call_node(n);
+    case NodeKind::Let: {
+      auto* l = static_cast<LetNode*>(n);
+      gc_vector<Atom> vals;
+      for (Node* i : l->inits) vals.push_back(expr(i));
+      for (size_t k = 0; k < l->vars.size(); k++) {
+        Var* src = l->vars[k];
+        if (vals[k].v && !src->assigned) {
+          env_[src] = vals[k].v;  // an alias: the same variable
+        } else {
+          Var* v = fresh(src->name);
+          v->assigned = src->assigned;
+          bind(b, v, atom(vals[k]));
+          activate(v, act(vals[k]));
+          env_[src] = v;
+        }
+      }
+      return expr(l->body);
+    }
+    case NodeKind::Letrec:
+      letrec(static_cast<LetNode*>(n));
+      return expr(static_cast<LetNode*>(n)->body);
+    case NodeKind::Seq: {
+      auto* s = static_cast<SeqNode*>(n);
+      Atom last;
+      for (Node* e : s->exprs) last = expr(e);
+      return last;
+    }
+  }
+  __builtin_unreachable();
+}
+
+// A lambda the code evaluates: the same closure (a copy of its code over the transformed code's
+// variables), and a step that sends the closure's cotangent to its free variables.
+Atom Reverse::closure(LambdaNode* lam, Var* self_out, Var* x) {
+  Node* copy = copy_with_fresh_vars(lam);
+  if (!copy) refuse("the code is nested too deeply");
+  TracedMap<Var*, Var*> map(env_.begin(), env_.end());
+  if (self_src_) map[self_src_] = self_;
+  copy = Rename(map).visit(copy);
+  auto* l = static_cast<LambdaNode*>(copy);
+  if (!self_out) bind(*cur_, x, l);
+  Layout layout;
+  const std::vector<Var*>& fv = layout.of(l, self_out);
+  Step s{Step::kClosure};
+  s.x = x;
+  bool on = false;
+  for (Var* v : fv) {
+    s.outer.push_back(v);
+    on = on || active_.count(v);
+  }
+  activate(x, on);
+  if (on) cur_->steps.push_back(s);
+  // returned for the letrec case too; the caller binds it there
+  (void)copy;
+  return Atom{x};
+}
+
+void Reverse::letrec(LetNode* n) {
+  Block& b = *cur_;
+  bool all_lambdas = true;
+  for (size_t i = 0; i < n->vars.size(); i++)
+    if (n->inits[i]->kind != NodeKind::Lambda || n->vars[i]->assigned) all_lambdas = false;
+  if (!all_lambdas) {
+    // letrec* of other values: evaluated in order; a lambda that refers to a later variable of
+    // the group is refused (it would need the compiler's boxes).
+    for (size_t i = 0; i < n->vars.size(); i++) {
+      for (size_t j = i; j < n->vars.size(); j++) {
+        bool later = false;
+        for_each_node(n->inits[i], [&](Node* m) {
+          if (m->kind == NodeKind::LocalRef && static_cast<LocalRefNode*>(m)->var == n->vars[j]) later = true;
+        });
+        if (later) refuse("a letrec whose values refer to later ones is not supported");
+      }
+      Var* v = fresh(n->vars[i]->name);
+      v->assigned = n->vars[i]->assigned;
+      Atom a = expr(n->inits[i]);
+      bind(b, v, atom(a));
+      activate(v, act(a));
+      env_[n->vars[i]] = v;
+    }
+    return;
+  }
+  auto* vars = gc_new<gc_vector<Var*>>();
+  auto* codes = gc_new<gc_vector<Node*>>();
+  for (Var* src : n->vars) {
+    Var* v = fresh(src->name);
+    env_[src] = v;
+    vars->push_back(v);
+  }
+  LetList::Point at = b.fwd.mark();
+  bool group_active = false;
+  for (size_t i = 0; i < n->vars.size(); i++) {
+    Var* v = (*vars)[i];
+    auto* lam = static_cast<LambdaNode*>(n->inits[i]);
+    Node* copy = copy_with_fresh_vars(lam);
+    if (!copy) refuse("the code is nested too deeply");
+    TracedMap<Var*, Var*> map(env_.begin(), env_.end());
+    if (self_src_) map[self_src_] = self_;
+    copy = Rename(map).visit(copy);
+    codes->push_back(copy);
+    b.bound[v] = true;
+    Layout layout;
+    const std::vector<Var*>& fv = layout.of(static_cast<LambdaNode*>(copy), v);
+    Step s{Step::kClosure};
+    s.x = v;
+    for (Var* w : fv) {
+      s.outer.push_back(w);
+      if (active_.count(w)) group_active = true;
+    }
+    b.steps.push_back(s);
+  }
+  b.fwd.insert_rec(at, vars, codes);
+  // The group's closures are active together (they reach each other's free variables).
+  for (Var* v : *vars) activate(v, group_active);
+}
+
+Atom Reverse::call_node(Node* n) {
+  Block& b = *cur_;
+  const gc_vector<Node*>* argn = nullptr;
+  Primitive* p = called_primitive(n, rules_.core, &argn);
+  if (p) {
+    gc_vector<Atom> args;
+    for (Node* a : *argn) args.push_back(expr(a));
+    return prim_call(p, args);
+  }
+  auto* c = static_cast<CallNode*>(n);
+  Step s{Step::kCall};
+  if (c->fn->kind == NodeKind::LocalRef && static_cast<LocalRefNode*>(c->fn)->var == self_src_ && jself_) {
+    s.self_call = true;
+  } else {
+    s.fn = expr(c->fn);
+  }
+  for (Node* a : c->args) s.args.push_back(expr(a));
+  gc_vector<Node*> args;
+  for (const Atom& a : s.args) args.push_back(atom(a));
+  bool on = s.self_call || act(s.fn);
+  for (const Atom& a : s.args) on = on || act(a);
+  if (!on) return Atom{push(b, call(atom(s.fn), args), "v")};  // no derivative can flow through it
+  Node* jf = s.self_call ? ref(jself_) : gcall("%ad-j", {atom(s.fn)});
+  Var* r = push(b, call(jf, args), "r");
+  s.x = activate(push(b, gcall("car", {ref(r)}), "v"), true);
+  s.pb = push(b, gcall("cdr", {ref(r)}), "pb");
+  b.steps.push_back(s);
+  return Atom{s.x};
+}
+
+Atom Reverse::prim_call(Primitive* p, gc_vector<Atom> args) {
+  Block& b = *cur_;
+  std::string pname = p->name ? p->name : "?";
+  bool on = false;
+  for (const Atom& a : args) on = on || act(a);
+  if ((p->flags & kVmSpecial) && on) {
+    if (p->vm_op == kVmApply && args.size() >= 2) {
+      Step s{Step::kCall};
+      s.apply = true;
+      s.fn = args[0];
+      for (size_t i = 1; i < args.size(); i++) s.args.push_back(args[i]);
+      CallNode* c = gc_new<CallNode>(global("apply"), SrcLoc{});
+      c->args.push_back(gcall("%ad-j", {atom(s.fn)}));
+      for (const Atom& a : s.args) c->args.push_back(atom(a));
+      Var* r = push(b, c, "r");
+      s.x = activate(push(b, gcall("car", {ref(r)}), "v"), true);
+      s.pb = push(b, gcall("cdr", {ref(r)}), "pb");
+      b.steps.push_back(s);
+      return Atom{s.x};
+    }
+    refuse("cannot differentiate through " + pname);
+  }
+  const DerivativeRule* rule = p->facts.derivative;
+  using K = DerivativeRule::Kind;
+  // n-ary calls of a folding rule become a chain of binary calls: the same value (left fold).
+  if (on && rule && rule->fold && args.size() > 2 && arity_ok(p, 2)) {
+    Atom acc = prim_call(p, gc_vector<Atom>{args[0], args[1]});
+    for (size_t i = 2; i < args.size(); i++) acc = prim_call(p, gc_vector<Atom>{acc, args[i]});
+    return acc;
+  }
+  if (rule && (rule->kind == K::kScalar || rule->kind == K::kLinear)) {
+    bool has_form = (args.size() == 1 && rule->unary[0]) ||
+                    (args.size() == 2 && (rule->binary[0] || rule->binary[1]));
+    if (!has_form && !(args.size() == 0)) rule = nullptr;
+  }
+  Value pv = make_ptr(p);
+  PrimCallNode* pc = gc_new<PrimCallNode>(pv, SrcLoc{});
+  for (const Atom& a : args) pc->args.push_back(atom(a));
+  if (on && !rule && ((p->flags & kHasEffects) || !(p->flags & kPure))) {
+    b.fwd.push_effect(gcall("%ad-check-effect", {cst(name_), cst(intern(pname)), list_of(args)}));
+  }
+  Var* x = push(b, pc, "x");
+  if (!on || (rule && rule->kind == K::kZero)) return Atom{x};
+  activate(x, true);
+  Step s{Step::kPrim};
+  s.x = x;
+  s.prim = p;
+  s.rule = rule;
+  s.args = args;
+  b.steps.push_back(s);
+  return Atom{x};
+}
+
+// (if t a b): each arm is a block of its own returning (value . pullback); the pullbacks return a
+// vector of cotangents, one per outer variable either arm sends a cotangent to.
+Atom Reverse::branch(IfNode* n) {
+  Block& b = *cur_;
+  Atom t = expr(n->test);
+  struct Arm {
+    Block blk;
+    Atom result;
+    Var* d;
+    Adj adj;
+    gc_vector<Var*> order;
+    LetList bwd;
+  };
+  Arm arms[2];
+  Node* code[2] = {n->then, n->otherwise};
+  for (int i = 0; i < 2; i++) {
+    cur_ = &arms[i].blk;
+    arms[i].result = expr(code[i]);
+    cur_ = &b;
+    arms[i].d = make_var(intern("d"));
+    backward(arms[i].blk, arms[i].result, arms[i].d, arms[i].adj, arms[i].order, arms[i].bwd);
+  }
+  gc_vector<Var*> outer;
+  TracedMap<Var*, size_t> index;
+  for (Arm& a : arms)
+    for (Var* v : a.order)
+      if (!a.blk.bound.count(v) && !index.count(v) && a.adj.count(v)) {
+        index[v] = outer.size();
+        outer.push_back(v);
+      }
+  bool on = act(arms[0].result) || act(arms[1].result);
+  if (outer.empty()) {
+    Node* arm_code[2];
+    for (int i = 0; i < 2; i++) arm_code[i] = arms[i].blk.fwd.get(atom(arms[i].result));
+    return Atom{activate(push(b, gc_new<IfNode>(atom(t), arm_code[0], arm_code[1], n->loc), "v"), on)};
+  }
+  Node* arm_code[2];
+  for (int i = 0; i < 2; i++) {
+    Arm& a = arms[i];
+    CallNode* vec = gc_new<CallNode>(global("vector"), SrcLoc{});
+    for (Var* v : outer) {
+      auto it = a.adj.find(v);
+      vec->args.push_back(it == a.adj.end() ? cst(make_fixnum(0)) : ref(it->second));
+    }
+    LambdaNode* pb = gc_new<LambdaNode>(intern("pullback"), SrcLoc{});
+    LambdaClause* cl = gc_new<LambdaClause>();
+    cl->params.push_back(a.d);
+    cl->body = a.bwd.get(vec);
+    pb->clauses.push_back(cl);
+    arm_code[i] = a.blk.fwd.get(gcall("cons", {atom(a.result), pb}));
+  }
+  Var* pair = push(b, gc_new<IfNode>(atom(t), arm_code[0], arm_code[1], n->loc), "r");
+  Step s{Step::kBranch};
+  s.x = activate(push(b, gcall("car", {ref(pair)}), "v"), true);
+  s.pb = push(b, gcall("cdr", {ref(pair)}), "pb");
+  s.outer = outer;
+  b.steps.push_back(s);
+  return Atom{s.x};
+}
+
+// ---- backward ---------------------------------------------------------------------------------
+
+// A rule's expression with a, b, r, d bound to the operands, the result and its cotangent.
+Node* Reverse::instantiate(const char* text, const gc_vector<Atom>& args, Var* r, Var* d) {
+  auto it = rules_.rules.find(text);
+  LambdaNode* lam;
+  if (it != rules_.rules.end()) {
+    lam = it->second;
+  } else {
+    std::string src = std::string("(lambda (a b r d) ") + text + ")";
+    StringSource in(src, intern_source_file("<derivative rule>"));
+    Reader reader(in);
+    Node* ir = expand_toplevel(reader.read(), rules_.core, rules_.core);
+    if (ir->kind != NodeKind::Lambda) refuse("internal error: bad derivative rule");
+    lam = static_cast<LambdaNode*>(ir);
+    rules_.rules[text] = lam;
+  }
+  auto* copy = static_cast<LambdaNode*>(copy_with_fresh_vars(lam));
+  LambdaClause* c = copy->clauses[0];
+  LetNode* let = gc_new<LetNode>(NodeKind::Let, SrcLoc{});
+  Node* vals[4] = {args.size() > 0 ? atom(args[0]) : cst(kFalse), args.size() > 1 ? atom(args[1]) : cst(kFalse),
+                   ref(r), ref(d)};
+  for (int i = 0; i < 4; i++) {
+    let->vars.push_back(c->params[i]);
+    let->inits.push_back(vals[i]);
+  }
+  let->body = c->body;
+  return let;
+}
+
+void Reverse::add(Adj& adj, gc_vector<Var*>& order, LetList& out, Var* v, Var* c) {
+  if (!active_.count(v)) return;
+  auto it = adj.find(v);
+  if (it == adj.end()) {
+    adj[v] = c;
+    order.push_back(v);
+  } else {
+    it->second = out.push(gcall("%ad-add", {ref(it->second), ref(c)}), intern("d"));
+  }
+}
+
+void Reverse::backward(Block& b, const Atom& result, Var* d, Adj& adj, gc_vector<Var*>& order, LetList& out) {
+  using K = DerivativeRule::Kind;
+  if (result.v) add(adj, order, out, result.v, d);
+  for (auto st = b.steps.rbegin(); st != b.steps.rend(); ++st) {
+    Step& s = *st;
+    auto found = adj.find(s.x);
+    if (found == adj.end()) continue;  // no derivative reaches this value
+    Var* dx = found->second;
+    switch (s.kind) {
+      case Step::kPrim: {
+        const DerivativeRule* r = s.rule;
+        if (!r) {
+          out.push_effect(gcall("%ad-no-derivative",
+                                {cst(name_), cst(intern(s.prim->name)), ref(dx), list_of(s.args)}));
+          break;
+        }
+        for (size_t i = 0; i < s.args.size(); i++) {
+          Var* a = s.args[i].v;
+          if (!a) continue;
+          Node* contrib = nullptr;
+          switch (r->kind) {
+            case K::kScalar: {
+              const char* text = s.args.size() == 1 ? r->unary[0] : r->binary[i];
+              if (!text) break;
+              std::string t = text;
+              if (t == "1") contrib = ref(dx);
+              else if (t == "-1") contrib = gcall("-", {ref(dx)});
+              else contrib = gcall("*", {ref(dx), instantiate(text, s.args, s.x, dx)});
+              break;
+            }
+            case K::kLinear: {
+              const char* text = s.args.size() == 1 ? r->unary[0] : r->binary[i];
+              if (text) contrib = instantiate(text, s.args, s.x, dx);
+              break;
+            }
+            case K::kCxr: {
+              Node* c = ref(dx);
+              uint8_t len = s.prim->facts.cxr_len, bits = s.prim->facts.cxr_bits;
+              for (int k = len - 1; k >= 0; k--)
+                c = (bits >> k) & 1 ? gcall("cons", {cst(make_fixnum(0)), c}) : gcall("cons", {c, cst(make_fixnum(0))});
+              contrib = c;
+              break;
+            }
+            case K::kList:
+              contrib = gcall("%ad-nth", {ref(dx), cst(make_fixnum(int64_t(i)))});
+              break;
+            case K::kVector:
+              contrib = gcall("%ad-vector-ref", {ref(dx), cst(make_fixnum(int64_t(i)))});
+              break;
+            case K::kZero:
+              break;
+          }
+          if (contrib) add(adj, order, out, a, out.push(contrib, intern("d")));
+        }
+        break;
+      }
+      case Step::kCall: {
+        Var* g = out.push(call(ref(s.pb), gc_vector<Node*>{ref(dx)}), intern("g"));
+        Var* ga = out.push(gcall("cdr", {ref(g)}), intern("ga"));
+        if (s.self_call) {
+          add(adj, order, out, self_, out.push(gcall("car", {ref(g)}), intern("d")));
+        } else if (s.fn.v) {
+          add(adj, order, out, s.fn.v, out.push(gcall("car", {ref(g)}), intern("d")));
+        }
+        size_t n = s.args.size();
+        for (size_t i = 0; i < n; i++) {
+          Var* a = s.args[i].v;
+          if (!a) continue;
+          Node* c = s.apply && i + 1 == n ? gcall("%ad-tail", {ref(ga), cst(make_fixnum(int64_t(i)))})
+                                          : gcall("%ad-nth", {ref(ga), cst(make_fixnum(int64_t(i)))});
+          add(adj, order, out, a, out.push(c, intern("d")));
+        }
+        break;
+      }
+      case Step::kBranch: {
+        Var* g = out.push(call(ref(s.pb), gc_vector<Node*>{ref(dx)}), intern("g"));
+        for (size_t i = 0; i < s.outer.size(); i++)
+          add(adj, order, out, s.outer[i],
+              out.push(gcall("vector-ref", {ref(g), cst(make_fixnum(int64_t(i)))}), intern("d")));
+        break;
+      }
+      case Step::kClosure:
+        for (size_t i = 0; i < s.outer.size(); i++)
+          add(adj, order, out, s.outer[i],
+              out.push(gcall("%ad-vector-ref", {ref(dx), cst(make_fixnum(int64_t(i)))}), intern("d")));
+        break;
+    }
+  }
+}
+
+// One clause of J: the forward code, then (cons value (lambda (d) backward (cons dself dargs))).
+Node* Reverse::pullback_clause(LambdaClause* c, Var* self_out, Var** fvs, size_t nfv, gc_vector<Var*>* params,
+                               Var* rest) {
+  Block body;
+  cur_ = &body;
+  Atom result = expr(c->body);
+  cur_ = nullptr;
+  Var* d = make_var(intern("d"));
+  Adj adj;
+  gc_vector<Var*> order;
+  LetList out;
+  backward(body, result, d, adj, order, out);
+  auto cot = [&](Var* v) -> Node* {
+    auto it = adj.find(v);
+    return it == adj.end() ? cst(make_fixnum(0)) : ref(it->second);
+  };
+  Node* dself;
+  bool any = false;
+  for (size_t i = 0; i < nfv; i++) any = any || adj.count(env_[fvs[i]]);
+  if (any) {
+    CallNode* vec = gc_new<CallNode>(global("vector"), SrcLoc{});
+    for (size_t i = 0; i < nfv; i++) vec->args.push_back(cot(env_[fvs[i]]));
+    dself = vec;
+  } else {
+    dself = cst(make_fixnum(0));
+  }
+  if (adj.count(self_out)) dself = gcall("%ad-add", {dself, cot(self_out)});
+  Node* dargs = rest ? cot(rest) : cst(kNil);
+  for (size_t i = params->size(); i-- > 0;) dargs = gcall("cons", {cot((*params)[i]), dargs});
+  LambdaNode* pb = gc_new<LambdaNode>(intern("pullback"), SrcLoc{});
+  LambdaClause* pc = gc_new<LambdaClause>();
+  pc->params.push_back(d);
+  pc->body = out.get(gcall("cons", {dself, dargs}));
+  pb->clauses.push_back(pc);
+  return body.fwd.get(gcall("cons", {atom(result), pb}));
+}
+
+LambdaNode* Reverse::maker(LambdaNode* src, Var** fvs, size_t nfv) {
+  // The source's own name for the closure: a variable it references that is neither bound in it
+  // nor one of its free slots (a letrec-bound lambda reads itself from R[0]).
+  FreeVariables scan;
+  scan.run(src);
+  if (scan.truncated()) refuse("the code is nested too deeply");
+  TracedMap<Var*, bool> slots;
+  for (size_t i = 0; i < nfv; i++) slots[fvs[i]] = true;
+  for (Var* v : scan.lambdas[src].free)
+    if (!slots.count(v)) self_src_ = v;
+  LambdaNode* mk = gc_new<LambdaNode>(intern("ad-maker"), SrcLoc{});
+  LambdaClause* mc = gc_new<LambdaClause>();
+  self_ = activate(make_var(intern("self")), true);
+  mc->params.push_back(self_);
+  for (size_t i = 0; i < nfv; i++) {
+    if (fvs[i]->assigned)
+      refuse("a closure over the set! variable " +
+             (is_symbol(fvs[i]->name) ? symbol_name(fvs[i]->name) : std::string("?")) + " is not supported");
+    Var* v = fresh(fvs[i]->name);
+    env_[fvs[i]] = v;
+    activate(v, true);
+    mc->params.push_back(v);
+  }
+  jself_ = make_var(intern("jself"));
+  LambdaNode* j = gc_new<LambdaNode>(src->name, src->loc);
+  for (LambdaClause* c : src->clauses) {
+    LambdaClause* jc = gc_new<LambdaClause>();
+    auto* params = gc_new<gc_vector<Var*>>();
+    for (Var* p : c->params) {
+      Var* v = activate(fresh(p->name), true);
+      env_[p] = v;
+      params->push_back(v);
+      jc->params.push_back(v);
+    }
+    if (c->rest) {
+      Var* v = activate(fresh(c->rest->name), true);
+      env_[c->rest] = v;
+      jc->rest = v;
+    }
+    jc->body = pullback_clause(c, self_, fvs, nfv, params, jc->rest);
+    j->clauses.push_back(jc);
+  }
+  LetNode* rec = gc_new<LetNode>(NodeKind::Letrec, SrcLoc{});
+  rec->vars.push_back(jself_);
+  rec->inits.push_back(j);
+  rec->body = ref(jself_);
+  mc->body = rec;
+  mk->clauses.push_back(mc);
+  return mk;
+}
+
+}  // namespace
+
+LambdaNode* make_reverse_maker(Vm& vm, RuleCache& rules, LambdaNode* src, Var** fvs, size_t nfv, Value name) {
+  Reverse r(vm, rules, name);
+  return r.maker(src, fvs, nfv);
+}
+
+}  // namespace quasi::ad

@@ -1,0 +1,122 @@
+// runtime.cpp — the primitives behind the transformed code (lib/ad/README.md):
+//
+//   (%ad-j f)           J(f), f's reverse-mode form: a procedure of f's arguments returning
+//                       (value . pullback). For a closure: its source transformed once per code
+//                       object (a "maker", ad/reverse.hpp, cached), applied to the closure and its
+//                       free values. For a primitive: (%ad-jprim p), a Scheme procedure that asks
+//                       %ad-jprim-n for the form of each argument count.
+//   (%ad-jprim-n p n)   J of (lambda (x1 ... xn) (p x1 ... xn)), cached per primitive and count.
+//
+// Each engine has its own AdState; the primitives carry it in `data`.
+#include "ad/ad.hpp"
+
+#include <string>
+
+#include "ad/reverse.hpp"
+#include "builtins/registry.hpp"
+#include "core/error.hpp"
+#include "core/procedure.hpp"
+#include "eval/environment.hpp"
+#include "ir/functor.hpp"
+#include "vm/compiler.hpp"
+#include "vm/vm.hpp"
+
+namespace quasi {
+namespace {
+
+// Bound on the cached transforms; past it the caches start afresh (the transforms are
+// recomputed on demand, so this only costs time).
+constexpr size_t kMaxCachedTransforms = 4096;
+
+struct AdState {
+  ad::RuleCache* rules = nullptr;
+  TracedMap<Proto*, Value> makers;     // code object -> its maker closure
+  TracedMap<uint64_t, Value> prim_js;  // (primitive, argument count) -> J
+};
+
+AdState& state_of(Primitive* self) { return *static_cast<AdState*>(self->data); }
+
+Value compile_lambda(Vm& vm, LambdaNode* lam) {
+  Value thunk = compile_toplevel(vm, lam);
+  return vm.apply(thunk, 0, nullptr);
+}
+
+Value maker_for(Vm& vm, AdState& st, Proto* proto) {
+  auto it = st.makers.find(proto);
+  if (it != st.makers.end()) return it->second;
+  if (!proto->source) {
+    throw_error("grad", "cannot differentiate a procedure without source code", list({proto->name}));
+  }
+  LambdaNode* mk = ad::make_reverse_maker(vm, *st.rules, proto->source, proto->free_vars,
+                                          size_t(proto->ncaptures), proto->name);
+  Value m = compile_lambda(vm, mk);
+  if (st.makers.size() >= kMaxCachedTransforms) st.makers.clear();
+  st.makers[proto] = m;
+  return m;
+}
+
+QUASI_PRIM(p_ad_j) {
+  AdState& st = state_of(self);
+  Value f = argv[0];
+  if (is_closure(f)) {
+    Closure* c = f.as<Closure>();
+    Proto* p = c->proto;
+    Value m = maker_for(vm, st, p);
+    std::vector<Value> args;
+    args.push_back(f);
+    for (int32_t i = 0; i < p->ncaptures; i++) args.push_back(c->free()[i]);
+    return vm.apply(m, int(args.size()), args.data());
+  }
+  if (is_primitive(f)) {
+    Value cell = vm.core_env->cell_for(intern("%ad-jprim"));
+    Value jp = cell.as<GlobalCell>()->value;
+    return vm.apply(jp, 1, &f);
+  }
+  if (!is_procedure(f)) type_error("grad", "a procedure", f);
+  throw_error("grad", "cannot differentiate through this procedure", list({f}));
+}
+
+QUASI_PRIM(p_ad_jprim_n) {
+  AdState& st = state_of(self);
+  if (!is_primitive(argv[0])) type_error("%ad-jprim-n", "a primitive", argv[0]);
+  int64_t n = check_fixnum("%ad-jprim-n", argv[1]);
+  Primitive* p = argv[0].as<Primitive>();
+  if (n < 0 || n > 255) throw_error("grad", "too many arguments for a primitive", list({argv[0]}));
+  uint64_t key = argv[0].bits * 256 + uint64_t(n);
+  auto it = st.prim_js.find(key);
+  if (it != st.prim_js.end()) return it->second;
+  // (lambda (x1 ... xn) (p x1 ... xn)), then its maker applied to nothing but the closure slot.
+  LambdaNode* eta = gc_new<LambdaNode>(intern(p->name ? p->name : "primitive"), SrcLoc{});
+  LambdaClause* c = gc_new<LambdaClause>();
+  PrimCallNode* call = gc_new<PrimCallNode>(argv[0], SrcLoc{});
+  for (int64_t i = 0; i < n; i++) {
+    Var* v = make_var(intern("x"));
+    c->params.push_back(v);
+    call->args.push_back(gc_new<LocalRefNode>(v, SrcLoc{}));
+  }
+  c->body = call;
+  eta->clauses.push_back(c);
+  LambdaNode* mk = ad::make_reverse_maker(vm, *st.rules, eta, nullptr, 0, intern(p->name ? p->name : "primitive"));
+  Value m = compile_lambda(vm, mk);
+  Value self_arg = kFalse;
+  Value j = vm.apply(m, 1, &self_arg);
+  if (st.prim_js.size() >= kMaxCachedTransforms) st.prim_js.clear();
+  st.prim_js[key] = j;
+  return j;
+}
+
+const PrimDef kAdPrims[] = {
+    // Not foldable: the result is a procedure made on demand (and the caches are state).
+    {"%ad-j", p_ad_j, 1, 1, kEffect},
+    {"%ad-jprim-n", p_ad_jprim_n, 2, 2, kEffect},
+};
+
+}  // namespace
+
+void register_ad_primitives(Environment* env) {
+  AdState* st = gc_new<AdState>();
+  st->rules = ad::make_rule_cache(env);
+  for (const PrimDef& d : kAdPrims) env->define(intern(d.name), make_primitive(d.name, d.fn, d.min_args, d.max_args, d.flags, st));
+}
+
+}  // namespace quasi

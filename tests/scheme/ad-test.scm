@@ -1,0 +1,132 @@
+;;; ad-test.scm — reverse-mode automatic differentiation (lib/ad): grad, value-and-grad, vjp.
+;;; Gradients are checked against hand-derived formulas and against central finite
+;;; differences (tolerance: relative 1e-5, step 1e-6 scaled by |x|).
+(include "harness.scm")
+
+(define (fd f x)
+  (let ((h (* 1e-6 (max 1.0 (abs x)))))
+    (/ (- (f (+ x h)) (f (- x h))) (* 2 h))))
+(define (close? a b)
+  (<= (abs (- a b)) (* 1e-5 (max 1.0 (abs a) (abs b)))))
+(define (check-fd name f x)
+  (let ((g ((grad f) x)) (n (fd f x)))
+    (if (close? g n) (test-assert name #t) (test name n g))))
+
+;; ---- scalars: hand formulas ----
+(test "grad x^2 at 3" 6 ((grad (lambda (x) (* x x))) 3))
+(test "grad exact stays exact" 12 ((grad (lambda (x) (* x x x))) 2))
+(test-approx "grad sin" (cos 1.0) ((grad sin) 1.0))
+(test-approx "grad (sin (* x x))" (* 2 1.5 (cos (* 1.5 1.5))) ((grad (lambda (x) (sin (* x x)))) 1.5))
+(test-approx "grad exp" (exp 0.7) ((grad (lambda (x) (exp x))) 0.7))
+(test-approx "grad log" (/ 1 2.5) ((grad (lambda (x) (log x))) 2.5))
+(test-approx "grad sqrt" (/ 0.5 (sqrt 2.0)) ((grad (lambda (x) (sqrt x))) 2.0))
+(test-approx "grad quotient rule" (/ (- 0 1.0) (* 2.0 2.0)) ((grad (lambda (x) (/ 1 x))) 2.0))
+(test "grad identity inexact" 1.0 ((grad (lambda (x) x)) 2.0))
+(test "grad constant" 0.0 ((grad (lambda (x) 5.0)) 2.0))
+(test "grad n-ary +" 3 ((grad (lambda (x) (+ x x x))) 1))
+(test "grad n-ary *" 27 ((grad (lambda (x) (* x x x))) 3))
+(test "grad unary -" -1 ((grad (lambda (x) (- x))) 4))
+(test "grad 3-arg -" -1 ((grad (lambda (x) (- 10 x 2))) 4))
+(test-approx "grad expt" (* 3 (expt 1.5 2)) ((grad (lambda (x) (expt x 3))) 1.5))
+(test-approx "grad expt exponent" (* (expt 2.0 1.5) (log 2.0)) ((grad (lambda (y) (expt 2.0 y))) 1.5))
+(test-approx "grad atan2" (/ 2.0 (+ 1.0 4.0)) ((grad (lambda (y) (atan y 2.0))) 1.0))
+(test "grad abs negative" -1 ((grad abs) -3))
+(test "grad abs at 0 (convention: 0)" 0 ((grad abs) 0))
+(test "grad max picks" '(1 0) ((grad max) 3 2))
+(test "grad min ties go to the first" '(1 0) ((grad min) 2 2))
+(test-approx "grad square" 5.0 ((grad square) 2.5))
+(test "grad sqrt at 0 is +inf.0" +inf.0 ((grad sqrt) 0))
+
+;; ---- several arguments, selections ----
+(define (f3 x y z) (+ (* x y) (* y z) (sin z)))
+(test "grad all args" (list 2.0 4.0 (+ 2.0 (cos 3.0))) ((grad f3) 1.0 2.0 3.0))
+(test "grad wrt 1" 4.0 ((grad f3 1) 1.0 2.0 3.0))
+(test "grad wrt (0 2)" (list 2.0 (+ 2.0 (cos 3.0))) ((grad f3 '(0 2)) 1.0 2.0 3.0))
+(test "value-and-grad" '(6 (3 2))
+      (call-with-values (lambda () ((value-and-grad *) 2 3)) list))
+(test "unused argument gets 0.0" '(1.0 0.0) ((grad (lambda (x y) x)) 1.0 2.0))
+
+;; ---- finite differences ----
+(check-fd "fd poly" (lambda (x) (+ (* 3 x x x) (* -2 x) 7)) 1.3)
+(check-fd "fd trig" (lambda (x) (* (sin x) (cos (* 2 x)) (tan (/ x 3)))) 0.4)
+(check-fd "fd exp/log" (lambda (x) (log (+ 1 (exp (* -2 x))))) 0.3)
+(check-fd "fd asin/acos" (lambda (x) (+ (asin x) (* 2 (acos (/ x 2))))) 0.3)
+(check-fd "fd atan" (lambda (x) (atan (* x x) (+ 1 x))) 0.8)
+(check-fd "fd division chain" (lambda (x) (/ x (+ 1 x) (+ 2 x))) 0.9)
+
+;; ---- control flow ----
+(define (relu x) (if (> x 0) x 0))
+(test "grad if positive" 1.0 ((grad relu) 2.0))
+(test "grad if negative" 0.0 ((grad relu) -2.0))
+(define (pw x) (if (< x 1) (* x x) (+ (* 3 x) 1)))
+(test-approx "grad if arm 1" 1.0 ((grad pw) 0.5))
+(test-approx "grad if arm 2" 3.0 ((grad pw) 2.0))
+(test-approx "grad let" (* 2 (sin 0.5) (cos 0.5))
+             ((grad (lambda (x) (let ((s (sin x))) (* s s)))) 0.5))
+(define (pow-loop x n)
+  (let loop ((i 0) (acc 1))
+    (if (= i n) acc (loop (+ i 1) (* acc x)))))
+(test "grad named let" 75 ((grad pow-loop 0) 5 3))
+(check-fd "fd named let" (lambda (x) (pow-loop x 7)) 1.1)
+(define (fact-ish x n) (if (= n 0) 1 (* x (fact-ish x (- n 1)))))
+(test "grad recursion through a global" 32 ((grad fact-ish 0) 2 4))
+(define (horner x cs)
+  (let loop ((cs cs) (acc 0))
+    (if (null? cs) acc (loop (cdr cs) (+ (* acc x) (car cs))))))
+(test "grad horner" (+ (* 3 4) (* 4 2) 3) ((grad horner 0) 2 '(1 2 3 4)))
+(test-approx "grad do loop" (* 10 (expt 1.01 9))
+             ((grad (lambda (x) (do ((i 0 (+ i 1)) (p 1 (* p x))) ((= i 10) p)))) 1.01))
+
+;; ---- closures ----
+(test-approx "grad through a local closure"
+             (* 2 (cos 1.0))
+             ((grad (lambda (x) (let ((g (lambda (y) (* 2 (sin y))))) (g x)))) 1.0))
+(test-approx "grad of captured variable"
+             (+ 1.0 3.0)
+             ((grad (lambda (x) (let ((add-x (lambda (y) (* x y)))) (+ (add-x 1.0) (add-x 3.0))))) 2.0))
+(define (make-scaler k) (lambda (y) (* k y)))
+(test "grad through a made closure" 5 ((grad (lambda (k) ((make-scaler k) 5))) 2))
+(test "grad map over a lambda" 12.0
+      ((grad (lambda (x) (apply + (map (lambda (c) (* c x)) '(1.0 2.0 3.0 6.0))))) 7.0))
+(test "grad map of a primitive" '(0.0 . 2.0)
+      ((grad (lambda (p) (apply + (map * (list (car p) (cdr p)) '(0.0 2.0))))) (cons 1.0 1.0)))
+
+;; ---- shapes ----
+(test "grad vector arg" #(2.0 4.0 6.0)
+      ((grad (lambda (v) (+ (square (vector-ref v 0)) (square (vector-ref v 1)) (square (vector-ref v 2)))))
+       (vector 1.0 2.0 3.0)))
+(test "grad list arg" '(1 2 3)
+      ((grad (lambda (l) (+ (car l) (* 2 (cadr l)) (* 3 (caddr l))))) '(5 6 7)))
+(test "grad pair arg" '(3.0 . 2.0) ((grad (lambda (p) (* (car p) (cdr p)))) (cons 2.0 3.0)))
+(test "grad nested shape" (list (vector 1.0 0.0) '(0.0 . 2.0))
+      ((grad (lambda (s) (+ (vector-ref (car s) 0) (* 2 (cdr (cadr s))))))
+       (list (vector 1.0 2.0) (cons 3.0 4.0))))
+(test "grad through cons/list built inside" 2.0
+      ((grad (lambda (x) (let ((p (list x (* 2 x) 3))) (cadr p)))) 1.0))
+(test "grad through vector built inside" 1.0
+      ((grad (lambda (x) (vector-ref (vector 0 x) 1))) 1.0))
+(test "grad through reverse/append" '(1.0 10.0)
+      ((grad (lambda (l) (let ((r (append (reverse l) '(5.0)))) (+ (* 10 (car r)) (cadr r)))))
+       '(1.0 2.0)))
+(test "grad list-ref" '(0 1 0) ((grad (lambda (l) (list-ref l 1))) '(4 5 6)))
+
+;; ---- vjp ----
+(test "vjp of a pair-valued function" '((3.0 . 5.0))
+      (call-with-values (lambda () ((vjp (lambda (p) (cons (* 3 (car p)) (* 5 (cdr p))))) '(1.0 . 1.0)))
+        (lambda (y pb) (pb '(1.0 . 1.0)))))
+
+;; ---- refusals ----
+(test-error-message "no rule" "no derivative for string->number"
+                    ((grad (lambda (x) (string->number (number->string x)))) 1.0))
+(test "no rule is fine where no derivative flows" 2.0
+      ((grad (lambda (x) (* x (string->number "2")))) 1.0))
+(test-error-message "set! refused" "set! of the local variable"
+                    ((grad (lambda (x) (let ((y 1)) (set! y (* y x)) y))) 1.0))
+(test-error-message "vector-set! refused" "mutation"
+                    ((grad (lambda (x) (let ((v (make-vector 1 0))) (vector-set! v 0 x) (vector-ref v 0)))) 1.0))
+(test-error-message "call/cc refused" "call-with-current-continuation"
+                    ((grad (lambda (x) (call/cc (lambda (k) (k x))))) 1.0))
+(test-error-message "non-real result" "must return a real" ((grad (lambda (x) (list x))) 1.0))
+(test-error "grad of a non-procedure" (grad 5))
+
+(test-end)
