@@ -393,7 +393,10 @@ Atom Reverse::prim_call(Primitive* p, gc_vector<Atom> args) {
   PrimCallNode* pc = gc_new<PrimCallNode>(pv, SrcLoc{});
   for (const Atom& a : args) pc->args.push_back(atom(a));
   if (on && !rule && ((p->flags & kHasEffects) || !(p->flags & kPure))) {
-    b.fwd.push_effect(gcall("%ad-check-effect", {cst(name_), cst(intern(pname)), list_of(args)}));
+    gc_vector<Atom> live;
+    for (const Atom& a : args)
+      if (act(a)) live.push_back(a);
+    b.fwd.push_effect(gcall("%ad-check-effect", {cst(name_), cst(intern(pname)), list_of(live)}));
   }
   Var* x = push(b, pc, "x");
   if (!on || (rule && rule->kind == K::kZero)) return Atom{x};

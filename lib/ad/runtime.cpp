@@ -32,6 +32,8 @@ struct AdState {
   ad::RuleCache* rules = nullptr;
   TracedMap<Proto*, Value> makers;     // code object -> its maker closure
   TracedMap<uint64_t, Value> prim_js;  // (primitive, argument count) -> J
+  TracedMap<Proto*, LambdaNode*> maker_ir;  // code object -> its maker's IR
+  TracedMap<Proto*, Value> layouts;          // J's code object -> %ad-j-layout's vector
 };
 
 AdState& state_of(Primitive* self) { return *static_cast<AdState*>(self->data); }
@@ -50,8 +52,13 @@ Value maker_for(Vm& vm, AdState& st, Proto* proto) {
   LambdaNode* mk = ad::make_reverse_maker(vm, *st.rules, proto->source, proto->free_vars,
                                           size_t(proto->ncaptures), proto->name);
   Value m = compile_lambda(vm, mk);
-  if (st.makers.size() >= kMaxCachedTransforms) st.makers.clear();
+  if (st.makers.size() >= kMaxCachedTransforms) {
+    st.makers.clear();
+    st.maker_ir.clear();
+    st.layouts.clear();
+  }
   st.makers[proto] = m;
+  st.maker_ir[proto] = mk;
   return m;
 }
 
@@ -65,7 +72,20 @@ QUASI_PRIM(p_ad_j) {
     std::vector<Value> args;
     args.push_back(f);
     for (int32_t i = 0; i < p->ncaptures; i++) args.push_back(c->free()[i]);
-    return vm.apply(m, int(args.size()), args.data());
+    Value j = vm.apply(m, int(args.size()), args.data());
+    // Which of J's free slots hold f itself (-1) and which f's free value i (i), for the
+    // derivative rule of %ad-j (%ad-j-adjoint, scheme/prelude/70-ad.scm).
+    Proto* jp = j.as<Closure>()->proto;
+    if (!st.layouts.count(jp)) {
+      LambdaClause* mc = st.maker_ir[p]->clauses[0];
+      Value lay = make_vector(jp->ncaptures + 1, make_fixnum(-2));
+      lay.as<Vector>()->items()[0] = make_fixnum(p->ncaptures);
+      for (int32_t k = 0; k < jp->ncaptures; k++)
+        for (size_t i = 0; i < mc->params.size(); i++)
+          if (mc->params[i] == jp->free_vars[k]) lay.as<Vector>()->items()[k + 1] = make_fixnum(int64_t(i) - 1);
+      st.layouts[jp] = lay;
+    }
+    return j;
   }
   if (is_primitive(f)) {
     Value cell = vm.core_env->cell_for(intern("%ad-jprim"));
@@ -105,10 +125,28 @@ QUASI_PRIM(p_ad_jprim_n) {
   return j;
 }
 
+// (%ad-j-layout j): #(n s ...) for a J made by %ad-j from a closure with n free values: per free
+// slot of j, -1 for the closure itself, i for its free value i, -2 for neither.
+QUASI_PRIM(p_ad_j_layout) {
+  AdState& st = state_of(self);
+  if (!is_closure(argv[0])) return make_vector(1, make_fixnum(0));
+  Proto* jp = argv[0].as<Closure>()->proto;
+  auto it = st.layouts.find(jp);
+  if (it != st.layouts.end()) return it->second;
+  Value lay = make_vector(jp->ncaptures + 1, make_fixnum(-2));
+  lay.as<Vector>()->items()[0] = make_fixnum(0);
+  return lay;
+}
+
+// Nested derivatives differentiate code that calls %ad-j: the cotangent of J(f) is sent to f.
+constexpr DerivativeRule kDNone{DerivativeRule::Kind::kZero, false, {}, {}};
+constexpr DerivativeRule kDJ{DerivativeRule::Kind::kLinear, false, {"(%ad-j-adjoint r d)"}, {}};
+
 const PrimDef kAdPrims[] = {
     // Not foldable: the result is a procedure made on demand (and the caches are state).
-    {"%ad-j", p_ad_j, 1, 1, kEffect},
-    {"%ad-jprim-n", p_ad_jprim_n, 2, 2, kEffect},
+    {"%ad-j", p_ad_j, 1, 1, kEffect, kFacts.differentiable(&kDJ)},
+    {"%ad-j-layout", p_ad_j_layout, 1, 1, kEffect, kFacts.differentiable(&kDNone)},
+    {"%ad-jprim-n", p_ad_jprim_n, 2, 2, kEffect, kFacts.differentiable(&kDNone)},
 };
 
 }  // namespace
@@ -116,7 +154,11 @@ const PrimDef kAdPrims[] = {
 void register_ad_primitives(Environment* env) {
   AdState* st = gc_new<AdState>();
   st->rules = ad::make_rule_cache(env);
-  for (const PrimDef& d : kAdPrims) env->define(intern(d.name), make_primitive(d.name, d.fn, d.min_args, d.max_args, d.flags, st));
+  for (const PrimDef& d : kAdPrims) {
+    Value p = make_primitive(d.name, d.fn, d.min_args, d.max_args, d.flags, st);
+    p.as<Primitive>()->facts = d.facts;
+    env->define(intern(d.name), p);
+  }
 }
 
 }  // namespace quasi

@@ -251,6 +251,10 @@ QUASI_PRIM(p_procedure_name) {
   return n.empty() ? kFalse : intern(n);
 }
 
+// Output and errors pass values on without computing with them: no derivative flows through
+// them, so automatic differentiation lets them see the values it differentiates (core/prim.hpp).
+constexpr DerivativeRule kDNoFlow{DerivativeRule::Kind::kZero, false, {}, {}};
+
 const PrimDef kControlPrims[] = {
     {"procedure?", p_procedure_p, 1, 1, kPureFold,
      kFacts.structural(Structure::kTypePred, TypeTest::kProcedure)},
@@ -263,8 +267,10 @@ const PrimDef kControlPrims[] = {
     {"%continuation-winders", p_continuation_winders, 1, 1, kMayRaise},
     {"values", p_values, 0, -1, kPure},
     {"%uncaught", p_uncaught, 1, 1, kEffect},
-    {"raise", p_raise, 1, 1, kEffect},
-    {"error", p_error, 1, -1, kEffect},
+    {"raise", p_raise, 1, 1, kEffect,
+     kFacts.differentiable(&kDNoFlow)},
+    {"error", p_error, 1, -1, kEffect,
+     kFacts.differentiable(&kDNoFlow)},
     {"%make-condition", p_make_condition, 4, 4, kAlloc | kMayRaise},
     {"error-object?", p_error_object_p, 1, 1, kPureFold},
     {"error-object-message", p_error_object_message, 1, 1, kPure | kMayRaise},

@@ -902,6 +902,10 @@ QUASI_PRIM(p_delete_file) {
 constexpr uint32_t kMake = kAllocates | kMayRaise;  // fresh port; not pure (state)
 constexpr uint32_t kQuery = kMayRaise;               // reads mutable port state, no effects
 
+// Output and errors pass values on without computing with them: no derivative flows through
+// them, so automatic differentiation lets them see the values it differentiates (core/prim.hpp).
+constexpr DerivativeRule kDNoFlow{DerivativeRule::Kind::kZero, false, {}, {}};
+
 const PrimDef kPortPrims[] = {
     {"input-port?", p_input_port_p, 1, 1, kPureFold},
     {"output-port?", p_output_port_p, 1, 1, kPureFold},
@@ -936,10 +940,14 @@ const PrimDef kPortPrims[] = {
     {"write-bytevector", p_write_bytevector, 1, 4, kEffect},
     {"newline", p_newline, 0, 1, kEffect},
     {"fresh-line", p_fresh_line, 0, 1, kEffect},
-    {"write", p_write, 1, 2, kEffect},
-    {"display", p_display, 1, 2, kEffect},
-    {"write-shared", p_write_shared, 1, 2, kEffect},
-    {"write-simple", p_write_simple, 1, 2, kEffect},
+    {"write", p_write, 1, 2, kEffect,
+     kFacts.differentiable(&kDNoFlow)},
+    {"display", p_display, 1, 2, kEffect,
+     kFacts.differentiable(&kDNoFlow)},
+    {"write-shared", p_write_shared, 1, 2, kEffect,
+     kFacts.differentiable(&kDNoFlow)},
+    {"write-simple", p_write_simple, 1, 2, kEffect,
+     kFacts.differentiable(&kDNoFlow)},
     {"flush-output-port", p_flush_output_port, 0, 1, kEffect},
     {"eof-object", p_eof_object, 0, 0, kPureFold},
     {"eof-object?", p_eof_object_p, 1, 1, kPureFold,

@@ -2,7 +2,7 @@
 ;;; procedures grad, value-and-grad, vjp, and the cotangent helpers the transformed code and the
 ;;; derivative rules of the primitive table (core/prim.hpp, DerivativeRule) call.
 ;;;
-;;; Provides: grad value-and-grad vjp
+;;; Provides: grad value-and-grad vjp jvp derivative jacobian hessian
 ;;; Internal (prefix %ad-): the cotangent algebra below; %ad-j (C++, lib/ad) transforms a
 ;;; procedure into its reverse-mode form.
 ;;;
@@ -17,11 +17,11 @@
         ((eq? b 0) a)
         ((number? a) (+ a b))
         ((pair? a) (cons (%ad-add (car a) (%ad-car b)) (%ad-add (cdr a) (%ad-cdr b))))
-        ((vector? a)
-         (let* ((n (vector-length a)) (v (make-vector n 0)))
-           (do ((i 0 (+ i 1))) ((= i n) v)
-             (vector-set! v i (%ad-add (vector-ref a i) (%ad-vector-ref b i))))))
+        ((vector? a) (list->vector (%ad-add-list (vector->list a) b 0)))
         (else b)))
+;; The elements of vector cotangent b from index i on, added to the list l.
+(define (%ad-add-list l b i)
+  (if (null? l) '() (cons (%ad-add (car l) (%ad-vector-ref b i)) (%ad-add-list (cdr l) b (+ i 1)))))
 
 (define (%ad-car d) (if (pair? d) (car d) 0))
 (define (%ad-cdr d) (if (pair? d) (cdr d) 0))
@@ -31,11 +31,7 @@
 
 ;; A cotangent with `d` at index i and zeros elsewhere, for a vector of length (vector-length v).
 (define (%ad-onehot v i d)
-  (if (eq? d 0)
-      0
-      (let ((w (make-vector (vector-length v) 0)))
-        (vector-set! w i d)
-        w)))
+  (if (eq? d 0) 0 (list->vector (%ad-take (%ad-list-onehot i d) (vector-length v)))))
 (define (%ad-list-onehot i d)
   (if (eq? d 0) 0 (if (= i 0) (cons d 0) (cons 0 (%ad-list-onehot (- i 1) d)))))
 ;; The first n elements of list cotangent d as a list (d may end early in 0).
@@ -83,26 +79,26 @@
 (define (%ad-no-derivative in prim d args)
   (if (not (%ad-zero? d))
       (%ad-fail prim "no derivative for" in)))
-;; An effectful primitive without a rule (vector-set!, set-car!, ...): refused when it could
-;; store a number being differentiated into an object (the gradient through the object would
-;; be lost); output of a plain number (display x) is allowed.
+;; An effectful primitive without a rule (vector-set!, set-car!, hash-table-set!, ...) given
+;; values being differentiated (`args`): refused when one holds a number, since the derivative
+;; through what it stores would be lost.
 (define (%ad-check-effect in prim args)
-  (if (and (pair? args)
-           (or (pair? (car args)) (vector? (car args)) (not (number? (car args))))
-           (%ad-has-real? (cdr args))
-           (not (and (pair? (cdr args)) (output-port? (cadr args)))))
+  (if (%ad-has-real? args)
       (%ad-fail prim "cannot differentiate through the mutation" in)))
 
-;; The gradient of argument x from its cotangent g: shaped like x, zeros where g is 0.
+;; The gradient of argument x from its cotangent g: shaped like x, zeros where g is 0 (exact
+;; zero for an exact leaf when `zero` is exact, else 0.0). Without mutation, so that code using
+;; it can itself be differentiated (nested derivatives).
 (define (%ad-fill x g zero)
   (cond ((pair? x) (cons (%ad-fill (car x) (%ad-car g) zero) (%ad-fill (cdr x) (%ad-cdr g) zero)))
-        ((vector? x)
-         (let* ((n (vector-length x)) (v (make-vector n 0)))
-           (do ((i 0 (+ i 1))) ((= i n) v)
-             (vector-set! v i (%ad-fill (vector-ref x i) (%ad-vector-ref g i) zero)))))
+        ((vector? x) (list->vector (%ad-fill-list (vector->list x) g 0 zero)))
         ((null? x) '())
         ((eq? g 0) (if (and (number? x) (exact? x)) zero (if (number? x) 0.0 g)))
         (else g)))
+(define (%ad-fill-list l g i zero)
+  (if (null? l)
+      '()
+      (cons (%ad-fill (car l) (%ad-vector-ref g i) zero) (%ad-fill-list (cdr l) g (+ i 1) zero))))
 
 ;; Which arguments a gradient is taken with respect to: #f (all), an index, or a list of indices.
 (define (%ad-check-wrt who wrt)
@@ -122,26 +118,27 @@
           ((integer? sel) (one sel))
           (else (map one sel)))))
 
-;; f's value and gradient at args: one forward run, one backward run.
-(define (%ad-value-and-grad who f sel args)
+;; f's value and gradient at args, as a pair: one forward run, one backward run. (No multiple
+;; values on this path: code that calls grad can itself be differentiated.)
+(define (%ad-vg who f sel args)
   (let* ((r (apply (%ad-j f) args))
          (y (car r)))
     (if (not (real? y))
         (error (string-append who ": the function must return a real number, got") y))
     (let ((g ((cdr r) (if (exact? y) 1 1.0))))
-      (values y (%ad-select who sel args (cdr g) (if (exact? y) 0 0.0))))))
+      (cons y (%ad-select who sel args (cdr g) (if (exact? y) 0 0.0))))))
 
 (define (value-and-grad f . wrt)
   (if (not (procedure? f)) (%bad-proc "value-and-grad" f))
   (let ((sel (%ad-check-wrt "value-and-grad" wrt)))
-    (lambda args (%ad-value-and-grad "value-and-grad" f sel args))))
+    (lambda args
+      (let ((p (%ad-vg "value-and-grad" f sel args)))
+        (values (car p) (cdr p))))))
 
 (define (grad f . wrt)
   (if (not (procedure? f)) (%bad-proc "grad" f))
   (let ((sel (%ad-check-wrt "grad" wrt)))
-    (lambda args
-      (call-with-values (lambda () (%ad-value-and-grad "grad" f sel args))
-        (lambda (y g) g)))))
+    (lambda args (cdr (%ad-vg "grad" f sel args)))))
 
 ;; f's value at args and its pullback: a procedure from a cotangent shaped like the value to the
 ;; list of gradients, one per argument.
@@ -157,6 +154,100 @@
                         '()
                         (cons (%ad-fill (car as) (%ad-nth g k) 0) (loop (+ k 1) (cdr as)))))))))))
 
+;; The cotangent of f from the cotangent d of J(f) = (%ad-j f) (the derivative rule of %ad-j,
+;; for derivatives of code that itself differentiates): J's free slots are f's own free values
+;; and f itself (%ad-j-layout says which is which).
+(define (%ad-j-adjoint j d)
+  (if (eq? d 0)
+      0
+      (let* ((lay (%ad-j-layout j)) (n (vector-ref lay 0)) (m (- (vector-length lay) 1)))
+        (let loop ((k 0) (fv 0) (whole 0))
+          (if (= k m)
+              (%ad-add (if (eq? fv 0) 0 (list->vector (%ad-take fv n))) whole)
+              (let ((s (vector-ref lay (+ k 1))) (c (%ad-vector-ref d k)))
+                (cond ((= s -1) (loop (+ k 1) fv (%ad-add whole c)))
+                      ((= s -2) (loop (+ k 1) fv whole))
+                      (else (loop (+ k 1) (%ad-add fv (%ad-list-onehot s c)) whole)))))))))
+
 ;; J of a primitive: the transformed eta-expansion for the argument count of each call.
 (define (%ad-jprim p)
   (lambda args (apply (%ad-jprim-n p (length args)) args)))
+
+;; ---- forward mode, from reverse mode ----------------------------------------------------------
+;; A pullback pb is linear: pb(u) = J^T u. So J t, the directional derivative along t, is the
+;; gradient with respect to u of <pb(u), t> — reverse mode applied to the pullback (the
+;; transformation of transformed code, as for any nested derivative). Costs one forward run and
+;; two backward runs, for any number of outputs.
+
+;; <a, b> for two cotangents or tangents of one shape (0 is zero).
+(define (%ad-dot a b)
+  (cond ((or (eq? a 0) (eq? b 0)) 0)
+        ((number? a) (* a b))
+        ((pair? a) (+ (%ad-dot (car a) (%ad-car b)) (%ad-dot (cdr a) (%ad-cdr b))))
+        ((vector? a)
+         (let loop ((i 0) (s 0))
+           (if (= i (vector-length a)) s (loop (+ i 1) (+ s (%ad-dot (vector-ref a i) (%ad-vector-ref b i)))))))
+        (else 0)))
+(define (%ad-dot-args gs ts)
+  (if (null? ts) 0 (+ (%ad-dot (%ad-car gs) (car ts)) (%ad-dot-args (%ad-cdr gs) (cdr ts)))))
+
+;; A value shaped like x with 1 (1.0 for an inexact number) at every number.
+(define (%ad-ones x)
+  (cond ((pair? x) (cons (%ad-ones (car x)) (%ad-ones (cdr x))))
+        ((vector? x) (list->vector (map %ad-ones (vector->list x))))
+        ((number? x) (if (exact? x) 1 1.0))
+        (else x)))
+
+;; The directional derivative of the value y of a call whose pullback is pb, along ts.
+(define (%ad-push y pb ts)
+  ;; u = 1 everywhere, not 0: the cotangent code tests for an exact 0 (the zero of every
+  ;; shape) and must not take that path here.
+  (let* ((u (%ad-ones y))
+         (r ((%ad-j (lambda (u) (%ad-dot-args (cdr (pb u)) ts))) u)))
+    (%ad-fill u (%ad-car (cdr ((cdr r) 1))) 0)))
+
+(define (%ad-check-list who x)
+  (if (not (list? x)) (error (string-append who ": expected a list, got") x)))
+
+;; ((jvp f) (list x ...) (list t ...)): f's value and its derivative along the tangents.
+(define (jvp f)
+  (if (not (procedure? f)) (%bad-proc "jvp" f))
+  (lambda (xs ts)
+    (%ad-check-list "jvp" xs)
+    (%ad-check-list "jvp" ts)
+    (if (not (= (length xs) (length ts)))
+        (error "jvp: expected as many tangents as arguments, got" ts))
+    (let* ((r (apply (%ad-j f) xs)) (y (car r)))
+      (values y (%ad-push y (cdr r) ts)))))
+
+;; ((derivative f) x): df/dx at the real x; shaped like f's value. A function-valued f has a
+;; function-valued derivative: ((derivative f) x) is (lambda args ((derivative (lambda (x)
+;; (apply (f x) args))) x)), so derivatives of higher-order results stay correct.
+(define (derivative f)
+  (if (not (procedure? f)) (%bad-proc "derivative" f))
+  (lambda (x)
+    (if (not (real? x)) (error "derivative: expected a real number, got" x))
+    (let* ((r ((%ad-j f) x)) (y (car r)))
+      (if (procedure? y)
+          (lambda args ((derivative (lambda (x) (apply (f x) args))) x))
+          (%ad-push y (cdr r) (list (if (exact? x) 1 1.0)))))))
+
+;; ((jacobian f) x): x a vector of reals, f returning a vector: the vector of row vectors
+;; d f_i / d x_j, one backward run per row.
+(define (jacobian f)
+  (if (not (procedure? f)) (%bad-proc "jacobian" f))
+  (lambda (x)
+    (if (not (vector? x)) (error "jacobian: expected a vector, got" x))
+    (let* ((r ((%ad-j f) x)) (y (car r)) (pb (cdr r)))
+      (if (not (vector? y)) (error "jacobian: the function must return a vector, got" y))
+      (let ((m (vector-length y)))
+        (let loop ((i 0) (rows '()))
+          (if (= i m)
+              (list->vector (reverse rows))
+              (let ((e (%ad-onehot y i (if (exact? (vector-ref y i)) 1 1.0))))
+                (loop (+ i 1) (cons (%ad-fill x (%ad-car (cdr (pb e))) 0) rows)))))))))
+
+;; ((hessian f) x): x a vector, f real-valued: the Jacobian of its gradient.
+(define (hessian f)
+  (if (not (procedure? f)) (%bad-proc "hessian" f))
+  (jacobian (grad f)))

@@ -2,4 +2,4 @@
 ;; (lib/ad/README.md): reverse mode (grad, value-and-grad, vjp).
 (define-library (quasi ad)
   (import (quasi core))
-  (export grad value-and-grad vjp))
+  (export grad value-and-grad vjp jvp derivative jacobian hessian))
