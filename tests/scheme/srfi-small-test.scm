@@ -1,10 +1,10 @@
 ;;; srfi-small-test.scm — the small syntax SRFIs and the ones that re-export core bindings:
-;;; 2 (and-let*), 8 (receive), 11 (let-values), 16 (case-lambda), 23 (error), 26 (cut, cute),
+;;; 2 (and-let*), 8 (receive), 9 (records), 11 (let-values), 16 (case-lambda), 23 (error), 26 (cut, cute),
 ;;; 31 (rec), 34 (exceptions), 39 (parameters), 87 (=> in case), 98 (environment variables),
 ;;; 111 (boxes). Cases follow each SRFI document's examples and stated semantics.
 (import (scheme base) (scheme write) (scheme eval) (scheme lazy) (scheme process-context))
 (include "harness.scm")
-(import (srfi 2) (srfi 8) (srfi 11) (srfi 16) (srfi 23) (srfi 26) (srfi 31) (srfi 34)
+(import (srfi 2) (srfi 8) (srfi 9) (srfi 11) (srfi 16) (srfi 23) (srfi 26) (srfi 31) (srfi 34)
         (srfi 39) (srfi 87) (srfi 98) (srfi 111))
 
 ;; SRFI 2
@@ -173,5 +173,11 @@
 (test "(scheme box) is the same box" #t
       (eval `(box? (quote ,b)) (environment (quote (scheme box)) (quote (scheme base)))))
 (test-error "unbox of a non-box" (unbox 5))
+
+;; SRFI 9, the document's pare example.
+(define-record-type pare (kons x y) pare? (x kar set-kar!) (y kdr))
+(test "srfi 9: predicate" '(#t #f) (list (pare? (kons 1 2)) (pare? (cons 1 2))))
+(test "srfi 9: accessors" '(1 2) (let ((k (kons 1 2))) (list (kar k) (kdr k))))
+(test "srfi 9: modifier" 3 (let ((k (kons 1 2))) (set-kar! k 3) (kar k)))
 
 (test-end)
