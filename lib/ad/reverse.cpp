@@ -131,6 +131,12 @@ class Reverse {
   static Node* ref(Var* v) { return gc_new<LocalRefNode>(v, SrcLoc{}); }
   static Node* cst(Value v) { return gc_new<ConstNode>(v, SrcLoc{}); }
   static Node* atom(const Atom& a) { return a.v ? ref(a.v) : cst(a.c); }
+  // The zero cotangent of every shape (scheme/prelude/70-ad.scm): a symbol, never a number.
+  static Node* zero() { return cst(intern("%ad-zero")); }
+  // (if (eq? d zero) zero code): a scalar rule's contribution, zero without computing it.
+  Node* unless_zero(Var* d, Node* code) {
+    return gc_new<IfNode>(gcall("eq?", {ref(d), zero()}), zero(), code, SrcLoc{});
+  }
   Node* global(const char* name) {
     return gc_new<GlobalRefNode>(rules_.core->cell_for(intern(name)), SrcLoc{});
   }
@@ -452,7 +458,7 @@ Atom Reverse::branch(IfNode* n) {
     CallNode* vec = gc_new<CallNode>(global("vector"), SrcLoc{});
     for (Var* v : outer) {
       auto it = a.adj.find(v);
-      vec->args.push_back(it == a.adj.end() ? cst(make_fixnum(0)) : ref(it->second));
+      vec->args.push_back(it == a.adj.end() ? zero() : ref(it->second));
     }
     LambdaNode* pb = gc_new<LambdaNode>(intern("pullback"), SrcLoc{});
     LambdaClause* cl = gc_new<LambdaClause>();
@@ -537,8 +543,8 @@ void Reverse::backward(Block& b, const Atom& result, Var* d, Adj& adj, gc_vector
               if (!text) break;
               std::string t = text;
               if (t == "1") contrib = ref(dx);
-              else if (t == "-1") contrib = gcall("-", {ref(dx)});
-              else contrib = gcall("*", {ref(dx), instantiate(text, s.args, s.x, dx)});
+              else if (t == "-1") contrib = unless_zero(dx, gcall("-", {ref(dx)}));
+              else contrib = unless_zero(dx, gcall("*", {ref(dx), instantiate(text, s.args, s.x, dx)}));
               break;
             }
             case K::kLinear: {
@@ -550,7 +556,7 @@ void Reverse::backward(Block& b, const Atom& result, Var* d, Adj& adj, gc_vector
               Node* c = ref(dx);
               uint8_t len = s.prim->facts.cxr_len, bits = s.prim->facts.cxr_bits;
               for (int k = len - 1; k >= 0; k--)
-                c = (bits >> k) & 1 ? gcall("cons", {cst(make_fixnum(0)), c}) : gcall("cons", {c, cst(make_fixnum(0))});
+                c = (bits >> k) & 1 ? gcall("cons", {zero(), c}) : gcall("cons", {c, zero()});
               contrib = c;
               break;
             }
@@ -615,7 +621,7 @@ Node* Reverse::pullback_clause(LambdaClause* c, Var* self_out, Var** fvs, size_t
   backward(body, result, d, adj, order, out);
   auto cot = [&](Var* v) -> Node* {
     auto it = adj.find(v);
-    return it == adj.end() ? cst(make_fixnum(0)) : ref(it->second);
+    return it == adj.end() ? zero() : ref(it->second);
   };
   Node* dself;
   bool any = false;
@@ -625,7 +631,7 @@ Node* Reverse::pullback_clause(LambdaClause* c, Var* self_out, Var** fvs, size_t
     for (size_t i = 0; i < nfv; i++) vec->args.push_back(cot(env_[fvs[i]]));
     dself = vec;
   } else {
-    dself = cst(make_fixnum(0));
+    dself = zero();
   }
   if (adj.count(self_out)) dself = gcall("%ad-add", {dself, cot(self_out)});
   Node* dargs = rest ? cot(rest) : cst(kNil);

@@ -6,15 +6,17 @@
 ;;; Internal (prefix %ad-): the cotangent algebra below; %ad-j (C++, lib/ad) transforms a
 ;;; procedure into its reverse-mode form.
 ;;;
-;;; Cotangents. Exact 0 is the zero of every shape (nothing is built for a value no derivative
+;;; Cotangents. The symbol %ad-zero is the zero of every shape (nothing is built for a value no derivative
 ;;; reaches). A real's cotangent is a real, a pair's is a pair of cotangents, a vector's a vector
 ;;; of cotangents, a closure's a vector with one cotangent per free variable of the closure (in
 ;;; the closure's layout, Proto::free_vars). A pullback returns (dself . dargs): the cotangent of
-;;; the procedure itself, and a list with one cotangent per argument (0 when all are zero).
+;;; the procedure itself, and a list with one cotangent per argument (%ad-zero when all are zero). The zero is not the number 0: an exact 0 that arithmetic
+;;; computes is an ordinary cotangent, so code differentiating this code (nested derivatives)
+;;; never takes the zero's shortcuts on a value whose own derivative is not zero..
 
 (define (%ad-add a b)
-  (cond ((eq? a 0) b)
-        ((eq? b 0) a)
+  (cond ((eq? a '%ad-zero) b)
+        ((eq? b '%ad-zero) a)
         ((number? a) (+ a b))
         ((pair? a) (cons (%ad-add (car a) (%ad-car b)) (%ad-add (cdr a) (%ad-cdr b))))
         ((vector? a) (list->vector (%ad-add-list (vector->list a) b 0)))
@@ -23,28 +25,28 @@
 (define (%ad-add-list l b i)
   (if (null? l) '() (cons (%ad-add (car l) (%ad-vector-ref b i)) (%ad-add-list (cdr l) b (+ i 1)))))
 
-(define (%ad-car d) (if (pair? d) (car d) 0))
-(define (%ad-cdr d) (if (pair? d) (cdr d) 0))
-(define (%ad-vector-ref d i) (if (vector? d) (vector-ref d i) 0))
+(define (%ad-car d) (if (pair? d) (car d) '%ad-zero))
+(define (%ad-cdr d) (if (pair? d) (cdr d) '%ad-zero))
+(define (%ad-vector-ref d i) (if (vector? d) (vector-ref d i) '%ad-zero))
 (define (%ad-nth d i) (if (= i 0) (%ad-car d) (%ad-nth (%ad-cdr d) (- i 1))))
 (define (%ad-tail d k) (if (= k 0) d (%ad-tail (%ad-cdr d) (- k 1))))
 
 ;; A cotangent with `d` at index i and zeros elsewhere, for a vector of length (vector-length v).
 (define (%ad-onehot v i d)
-  (if (eq? d 0) 0 (list->vector (%ad-take (%ad-list-onehot i d) (vector-length v)))))
+  (if (eq? d '%ad-zero) d (list->vector (%ad-take (%ad-list-onehot i d) (vector-length v)))))
 (define (%ad-list-onehot i d)
-  (if (eq? d 0) 0 (if (= i 0) (cons d 0) (cons 0 (%ad-list-onehot (- i 1) d)))))
-;; The first n elements of list cotangent d as a list (d may end early in 0).
+  (if (eq? d '%ad-zero) d (if (= i 0) (cons d '%ad-zero) (cons '%ad-zero (%ad-list-onehot (- i 1) d)))))
+;; The first n elements of list cotangent d as a list (d may end early in the zero).
 (define (%ad-take d n)
   (if (= n 0) '() (cons (%ad-car d) (%ad-take (%ad-cdr d) (- n 1)))))
 (define (%ad-drop d n) (%ad-tail d n))
 (define (%ad-reverse d n)
-  (if (eq? d 0) 0 (reverse (%ad-take d n))))
+  (if (eq? d '%ad-zero) d (reverse (%ad-take d n))))
 (define (%ad-list->vector d n)
-  (if (eq? d 0) 0 (list->vector (%ad-take d n))))
+  (if (eq? d '%ad-zero) d (list->vector (%ad-take d n))))
 (define (%ad-vector->list d n)
-  (if (eq? d 0)
-      0
+  (if (eq? d '%ad-zero)
+      d
       (let loop ((i (- n 1)) (acc '()))
         (if (< i 0) acc (loop (- i 1) (cons (%ad-vector-ref d i) acc))))))
 
@@ -93,7 +95,7 @@
   (cond ((pair? x) (cons (%ad-fill (car x) (%ad-car g) zero) (%ad-fill (cdr x) (%ad-cdr g) zero)))
         ((vector? x) (list->vector (%ad-fill-list (vector->list x) g 0 zero)))
         ((null? x) '())
-        ((eq? g 0) (if (and (number? x) (exact? x)) zero (if (number? x) 0.0 g)))
+        ((eq? g '%ad-zero) (if (and (number? x) (exact? x)) zero (if (number? x) 0.0 g)))
         (else g)))
 (define (%ad-fill-list l g i zero)
   (if (null? l)
@@ -158,12 +160,12 @@
 ;; for derivatives of code that itself differentiates): J's free slots are f's own free values
 ;; and f itself (%ad-j-layout says which is which).
 (define (%ad-j-adjoint j d)
-  (if (eq? d 0)
-      0
+  (if (eq? d '%ad-zero)
+      d
       (let* ((lay (%ad-j-layout j)) (n (vector-ref lay 0)) (m (- (vector-length lay) 1)))
-        (let loop ((k 0) (fv 0) (whole 0))
+        (let loop ((k 0) (fv '%ad-zero) (whole '%ad-zero))
           (if (= k m)
-              (%ad-add (if (eq? fv 0) 0 (list->vector (%ad-take fv n))) whole)
+              (%ad-add (if (eq? fv '%ad-zero) fv (list->vector (%ad-take fv n))) whole)
               (let ((s (vector-ref lay (+ k 1))) (c (%ad-vector-ref d k)))
                 (cond ((= s -1) (loop (+ k 1) fv (%ad-add whole c)))
                       ((= s -2) (loop (+ k 1) fv whole))
@@ -181,7 +183,7 @@
 
 ;; <a, b> for two cotangents or tangents of one shape (0 is zero).
 (define (%ad-dot a b)
-  (cond ((or (eq? a 0) (eq? b 0)) 0)
+  (cond ((or (eq? a '%ad-zero) (eq? b '%ad-zero)) 0)
         ((number? a) (* a b))
         ((pair? a) (+ (%ad-dot (car a) (%ad-car b)) (%ad-dot (cdr a) (%ad-cdr b))))
         ((vector? a)
@@ -200,8 +202,7 @@
 
 ;; The directional derivative of the value y of a call whose pullback is pb, along ts.
 (define (%ad-push y pb ts)
-  ;; u = 1 everywhere, not 0: the cotangent code tests for an exact 0 (the zero of every
-  ;; shape) and must not take that path here.
+  ;; u = 1 everywhere (any u gives the same gradient, pb being linear).
   (let* ((u (%ad-ones y))
          (r ((%ad-j (lambda (u) (%ad-dot-args (cdr (pb u)) ts))) u)))
     (%ad-fill u (%ad-car (cdr ((cdr r) 1))) 0)))

@@ -52,6 +52,12 @@
 (test-approx "derivative of a closure-returning function applied later" 3.0
              (((derivative (lambda (a) (lambda (y) (* a y)))) 1.0) 3.0))
 
+;; An exact 0 computed by arithmetic is not the zero cotangent: its derivative still counts.
+(test "nested derivative at an exact 0" 1
+      ((derivative (lambda (x) ((grad (lambda (y) (* x y))) 1))) 0))
+(test "grad of grad at an exact 0" 2
+      ((grad (lambda (x) ((grad (lambda (y) (* x x y))) 1))) 1))
+
 ;; ---- through the partial evaluator and the JIT: same numbers ----
 (define (poly x y) (+ (* x x y) (sin y)))
 (test "specialize (grad f) gives grad's numbers" ((grad poly) 1.5 0.5) ((specialize (grad poly)) 1.5 0.5))
