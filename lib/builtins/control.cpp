@@ -84,7 +84,9 @@ QUASI_PRIM(p_condition_location) {
   return loc.known() ? make_string_utf8(loc.to_string()) : kFalse;
 }
 
-QUASI_PRIM(p_condition_text) { return make_string_utf8(condition_text(argv[0])); }
+QUASI_PRIM(p_condition_text) {
+  return make_string_utf8(condition_text(make_ptr(check_condition("%condition-text", argv[0]))));
+}
 
 QUASI_PRIM(p_read_error_p) {
   return make_bool(is_condition(argv[0]) && argv[0].as<Condition>()->kind == intern("read"));

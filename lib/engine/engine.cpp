@@ -295,8 +295,16 @@ void apply_sandbox(Engine* e, Environment* user) {
                           "call-with-input-file", "call-with-output-file", "with-input-from-file",
                           "with-output-to-file", "include", "include-ci"})
       deny(e, user, n, "file", "file access");
+  if (!c.allow_files) {
+    // The process's standard input is the host's: a sandboxed script reads an empty port.
+    Value io = e->vm.stdio.get();
+    Value empty = make_utf8_input_port("", "<stdin>");
+    io.as<Vector>()->items()[0] = empty;
+    io.as<Vector>()->items()[3].as<Parameter>()->value = empty;
+  }
+  // jit-log switches a process-wide setting, which is the host's to choose.
   if (!c.allow_process)
-    for (const char* n : {"exit", "emergency-exit"}) deny(e, user, n, "error", "process control");
+    for (const char* n : {"exit", "emergency-exit", "jit-log"}) deny(e, user, n, "error", "process control");
   if (!c.allow_environment)
     for (const char* n : {"get-environment-variable", "get-environment-variables"})
       deny(e, user, n, "error", "environment access");
@@ -349,7 +357,8 @@ Engine* create_engine(const EngineConfig& config) {
   }
   set_limits(e.get(), config.step_limit, config.time_limit_ns, config.alloc_limit);
   Environment* user = make_environment(kFalse);
-  for (auto& [sym, binding] : *core->table) user->bind(sym, binding);
+  for (auto& [sym, binding] : *core->table)
+    if (!is_internal_name(sym)) user->bind(sym, binding);
   e->vm.interaction_env = user;
   e->vm.env_roots.set(list({make_ptr(core), make_ptr(user)}));
   apply_sandbox(e.get(), user);

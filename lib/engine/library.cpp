@@ -227,11 +227,10 @@ Bindings resolve_import_set(Vm& vm, Value set, Value at) {
     Value name = check_name("import", set, at);
     if (!import_allowed(vm, name))
       fail("import", at, "library " + write_to_string(name) + " is not available in this engine");
-    if (equal(name, core_library_name())) return all_bindings(vm.core_env);
-    if (equal(name, quasi_library_name())) {
-      Bindings out;  // what the REPL sees: every public binding of the core environment
+    if (equal(name, core_library_name()) || equal(name, quasi_library_name())) {
+      Bindings out;  // every public binding of the core environment: what the REPL sees
       for (auto& [sym, b] : *vm.core_env->table)
-        if (symbol_name(sym)[0] != '%') out.push_back({sym, b});
+        if (!is_internal_name(sym)) out.push_back({sym, b});
       return out;
     }
     return all_bindings(load_library(vm, name, at));

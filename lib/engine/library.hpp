@@ -5,12 +5,12 @@
 // A library is registered in Vm::libraries under its name, with an Environment of its exports,
 // once its define-library has run; its body runs then, once, in the library's own environment,
 // and importers see only its exports (the same bindings: an exported variable is the library's
-// cell). (quasi core) is built in and exports every binding of the core environment: the
-// primitives of every layer, the prelude's definitions, the syntactic keywords and the
-// %-internals. The standard libraries are .sld files under scheme/lib that import (quasi core)
+// cell). (quasi core) is built in and exports every public binding of the core environment: the
+// primitives of every layer, the prelude's definitions and the syntactic keywords, but not the
+// %-internals (eval/environment.hpp: is_internal_name), which no user code can reach. The standard libraries are .sld files under scheme/lib that import (quasi core)
 // and export their names, so which name belongs to which library is the data of export lists,
-// and two libraries exporting one core name share its binding. (quasi) is built in too: every
-// public (not %-prefixed) core binding, what the REPL and an import-less script see.
+// and two libraries exporting one core name share its binding. (quasi) is built in too: the same
+// bindings, what the REPL and an import-less script see.
 //
 // Vm::library_allow, when not #f, is the list of the library names an engine may import (a
 // sandbox chooses them); libraries the host registered are always allowed.

@@ -13,6 +13,8 @@ Environment* make_environment(Value name) {
   return e;
 }
 
+bool is_internal_name(Value sym) { return is_symbol(sym) && symbol_name(sym)[0] == '%'; }
+
 void install_primitives(Environment* env, std::span<const PrimDef> defs) {
   for (const PrimDef& d : defs)
   {

@@ -46,6 +46,11 @@ struct Environment : Object {
 };
 
 Environment* make_environment(Value name);
+
+// Names that start with % are the engine's internals (the prelude's plumbing and the raw
+// primitives it is built on, which trust their arguments): they are bound in the core environment
+// only, never in an environment user code runs in, nor exported by (quasi core).
+bool is_internal_name(Value sym);
 inline bool is_environment(Value v) { return has_type(v, Type::Environment); }
 
 // Defines one Primitive per row of `defs` (core/prim.hpp) in `env`.

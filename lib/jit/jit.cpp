@@ -6,6 +6,8 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cctype>
+#include <cerrno>
 #include <cstring>
 
 #include "core/object.hpp"
@@ -19,6 +21,58 @@ namespace quasi {
 namespace {
 std::string name_of(const Proto* p) {
   return is_symbol(p->name) ? symbol_name(p->name) : std::string("#<procedure>");
+}
+
+// A listing must not tell a script where objects live (a sandboxed script could pair an address
+// with a forged object): 64-bit immediates, which are heap and code addresses or tagged object
+// pointers, print as <imm64>, and their eight bytes in the machine-code comment as dots.
+std::string redact_line(const std::string& line) {
+  size_t comment = line.find("; ");
+  std::string insn = line.substr(0, comment), out;
+  bool redacted = false;
+  for (size_t i = 0; i < insn.size();) {
+    bool starts = std::isdigit(static_cast<unsigned char>(insn[i])) &&
+                  (i == 0 || !(std::isalnum(static_cast<unsigned char>(insn[i - 1])) || insn[i - 1] == '_'));
+    if (!starts) {
+      out += insn[i++];
+      continue;
+    }
+    size_t j = i;
+    while (j < insn.size() && (std::isxdigit(static_cast<unsigned char>(insn[j])) || insn[j] == 'x' || insn[j] == 'X'))
+      j++;
+    std::string num = insn.substr(i, j - i);
+    errno = 0;
+    unsigned long long v = std::strtoull(num.c_str(), nullptr, 0);
+    if (errno == ERANGE || v > 0xffffffffull) {
+      out += "<imm64>";
+      redacted = true;
+    } else {
+      out += num;
+    }
+    i = j;
+  }
+  if (comment == std::string::npos) return out;
+  std::string bytes = line.substr(comment);
+  if (redacted) {
+    size_t end = bytes.find_last_not_of(" \n");
+    size_t hex = end + 1;
+    while (hex > 2 && std::isxdigit(static_cast<unsigned char>(bytes[hex - 1]))) hex--;
+    if (end + 1 - hex >= 16) bytes.replace(end + 1 - 16, 16, std::string(16, '.'));
+  }
+  return out + bytes;
+}
+
+std::string redact_addresses(const std::string& listing) {
+  std::string out;
+  size_t start = 0;
+  while (start < listing.size()) {
+    size_t nl = listing.find('\n', start);
+    size_t end = nl == std::string::npos ? listing.size() : nl;
+    out += redact_line(listing.substr(start, end - start));
+    if (nl != std::string::npos) out += '\n';
+    start = end + 1;
+  }
+  return out;
 }
 }  // namespace
 
@@ -76,7 +130,7 @@ std::string jit_disassemble(VmImpl& vm, Proto* p) {
       continue;
     }
     jit::emit_x64(clause, lowered, &listing, &why);
-    out += listing;
+    out += redact_addresses(listing);
   }
   return out;
 }

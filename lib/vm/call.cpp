@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/cstack.hpp"
 #include "core/error.hpp"
 #include "jit/jit.hpp"  // the checkpoint's entry points into the backend (the VM's one upward include)
 #include "vm/vm_impl.hpp"
@@ -280,6 +281,11 @@ void raise_pending_interrupt() {
 }
 
 Value VmImpl::apply(Value proc, int argc, const Value* argv) {
+  // Scheme -> C++ (a host procedure, a primitive taking a procedure) -> apply -> Scheme ... nests
+  // on the C stack, which the VM's own stack limits do not see.
+  if (stack_exhausted())
+    throw_condition("stack-overflow", nullptr,
+                    "recursion too deep: the C stack is exhausted by calls nested through C++");
   // Saved so a C++ exception leaving this call leaves the caller's frames intact.
   struct State {
     Vm* running;  // the thread's running VM before this call

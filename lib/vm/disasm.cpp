@@ -1,4 +1,4 @@
-// disasm.cpp — bytecode listings, for `(%disassemble proc)` and for debugging the compiler.
+// disasm.cpp — bytecode listings, for `(disassemble proc)` and for debugging the compiler.
 #include <cstdio>
 #include <string>
 
@@ -50,14 +50,14 @@ void disassemble_proto(std::string& out, Proto* p, int depth) {
 }
 
 QUASI_PRIM(p_disassemble) {
-  if (!is_closure(argv[0])) type_error("%disassemble", "a compiled procedure", argv[0]);
+  if (!is_closure(argv[0])) type_error("disassemble", "a compiled procedure", argv[0]);
   std::string out;
   disassemble_proto(out, argv[0].as<Closure>()->proto, 0);
   return make_string_utf8(out);
 }
 
 const PrimDef kDisasmPrims[] = {
-    {"%disassemble", p_disassemble, 1, 1, kAlloc | kMayRaise},
+    {"disassemble", p_disassemble, 1, 1, kAlloc | kMayRaise},
 };
 
 }  // namespace

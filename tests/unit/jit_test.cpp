@@ -160,7 +160,7 @@ std::string bytecode(const std::string& defs, const std::string& proc, bool no_p
   JitEngine j;
   j.run("(jit-mode 'off)");
   j.run(defs);
-  return j.display("(%disassemble " + proc + ")");
+  return j.display("(disassemble " + proc + ")");
 }
 
 #define CHECK_BYTECODE(defs, proc, mnemonic) CHECK_BYTECODE_P(defs, proc, mnemonic, false)

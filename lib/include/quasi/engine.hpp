@@ -75,8 +75,9 @@ class Engine : public detail::Definitions<Engine> {
     // Capabilities. Without them the procedures are replaced by ones that raise an error naming
     // themselves ("open-input-file: file access is disabled in this engine").
     bool allow_files = true;        // open-*-file, call-with-*-file, with-*-file, file-exists?,
-                                    // delete-file, load, include, reading library files
-    bool allow_process = true;      // exit, emergency-exit
+                                    // delete-file, load, include, reading library files, the
+                                    // process's stdin (without: current-input-port is empty)
+    bool allow_process = true;      // exit, emergency-exit, jit-log (a process-wide switch)
     bool allow_environment = true;  // get-environment-variable, get-environment-variables
     // Limits of each evaluation (each outermost eval, load or call); 0 = none. Exceeding one
     // throws quasi::Error of kind "limit"; Scheme code cannot catch it. Checked at calls and
