@@ -171,7 +171,8 @@ class Engine : public detail::Definitions<Engine> {
   bool contains(std::string_view name);
   // The names bound in the interaction environment (variables with a value, and syntactic
   // keywords such as `define` or a user's macro) that start with `prefix`, sorted. Names that
-  // start with '%' are the engine's internals and are listed only when `prefix` starts with '%'.
+  // start with '%' are listed only when `prefix` starts with '%' (the engine's own %-internals
+  // are never bound where user code runs; these are a script's).
   // For a REPL's completion or an `apropos`.
   std::vector<std::string> globals(std::string_view prefix = "");
   // Makes a procedure value (one callable, or an overload set: see define) without defining a
