@@ -142,16 +142,28 @@ QUASI_PRIM(p_reverse) {
   return reverse_list(argv[0]);
 }
 
-// Follows k cdrs; "who: index out of range: k" when the list is too short.
+// Follows k cdrs; "who: index out of range: k" when the list is too short. On a circular list
+// the walk goes round the cycle at most once more than needed to find its length (Brent), so a
+// huge k costs no more than a small one.
 Value nth_tail(const char* who, Value lst, Value kv, bool need_pair) {
   int64_t k = check_count(who, kv);
-  Value l = lst;
+  Value l = lst, mark = lst;
+  int64_t since_mark = 0, window = 1;
   for (int64_t i = 0; i < k; i++) {
     if (!is_pair(l)) {
       if (l == kNil) range_error(who, "index", kv);
       type_error(who, "a list", lst);
     }
     l = cdr(l);
+    if (l == mark) {  // l is on a cycle of since_mark + 1 pairs: skip whole rounds
+      for (int64_t left = (k - i - 1) % (since_mark + 1); left > 0; left--) l = cdr(l);
+      break;
+    }
+    if (++since_mark == window) {
+      mark = l;
+      since_mark = 0;
+      window *= 2;
+    }
   }
   if (need_pair && !is_pair(l)) {
     if (l == kNil) range_error(who, "index", kv);

@@ -535,7 +535,10 @@ Value decimal_value(bool neg, std::string_view int_digits, std::string_view frac
     if (nz == std::string::npos) return make_fixnum(0);
     digits_to_mpz(m.v, std::string_view(all).substr(nz), 10);
     int64_t scale = ex - static_cast<int64_t>(frac_digits.size());
-    if (scale > kMaxExactDecimalExponent || scale < -kMaxExactDecimalExponent) return kFalse;
+    // A well-formed number Quasi will not build: a limit, not a syntax error.
+    if (scale > kMaxExactDecimalExponent || scale < -kMaxExactDecimalExponent)
+      throw_condition("limit", nullptr,
+                      "exact number too large: decimal exponent beyond " + std::to_string(kMaxExactDecimalExponent));
     if (neg) mpz_neg(m.v, m.v);
     Z p;
     mpz_ui_pow_ui(p.v, 10, static_cast<unsigned long>(scale < 0 ? -scale : scale));

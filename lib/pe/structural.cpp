@@ -178,7 +178,9 @@ PVal* Specializer::structural(const PrimFacts& f, Value prim, gc_vector<PVal*>& 
     case Structure::kListTail: {
       PVal* l = args[0];
       PVal* k = args[1];
-      if (l->kind == PKind::Static || k->kind != PKind::Static || !k->value.is_fixnum() || k->value.fixnum() < 0)
+      // A long walk (a huge index into a circular structure) is left to the residual code.
+      if (l->kind == PKind::Static || k->kind != PKind::Static || !k->value.is_fixnum() || k->value.fixnum() < 0 ||
+          k->value.fixnum() > kMaxFoldElements * 64)
         return nullptr;
       for (int64_t i = k->value.fixnum(); i > 0; i--) {
         PVal *e, *t;
