@@ -6,13 +6,32 @@
 
 namespace quasi::cli {
 
-void print_error(std::ostream& out, const Error& error) {
+std::string frame_call(const Error::Frame& f) {
+  std::string call = "(" + (f.procedure.empty() ? std::string("#<procedure>") : f.procedure);
+  for (const std::string& a : f.arguments) call += " " + a;
+  return call + ")";
+}
+
+void print_frame(std::ostream& out, const Error::Frame& f) {
+  out << "  in " << frame_call(f);
+  if (!f.location.empty()) out << " at " << f.location;
+  out << '\n';
+}
+
+void print_error(std::ostream& out, const Error& error, bool verbose) {
   std::cout.flush();  // what the program printed before failing comes first
   out << error.what() << '\n';
-  const std::vector<std::string>& trace = error.backtrace();
-  const size_t shown = std::min(trace.size(), static_cast<size_t>(kMaxBacktraceLines));
-  for (size_t i = 0; i < shown; ++i) out << "  in " << trace[i] << '\n';
-  if (trace.size() > shown) out << "  ... " << (trace.size() - shown) << " more\n";
+  const std::vector<Error::Frame>& frames = error.frames();
+  size_t shown = 0, examined = 0;
+  for (; examined < frames.size() && shown < size_t(kMaxBacktraceLines); examined++) {
+    if (frames[examined].internal && !verbose) continue;
+    print_frame(out, frames[examined]);
+    shown++;
+  }
+  // Frames past the last one printed, hidden internals among them; internals before it are not
+  // "more" frames the user is missing.
+  size_t rest = error.frame_count() - examined;
+  if (shown == size_t(kMaxBacktraceLines) && rest > 0) out << "  ... " << rest << " more frames\n";
   out.flush();
 }
 

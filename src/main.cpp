@@ -56,6 +56,8 @@ constexpr const char* kHelpText =
     "      --jit=MODE    off, on (the default: compile hot procedures and everything\n"
     "                    specialize makes) or force (compile every procedure)\n"
     "      --jit-log     report on stderr what gets compiled to machine code and why\n"
+    "      --verbose-backtrace\n"
+    "                    error reports list the prelude's own procedures too\n"
     "      --version     print the version and exit\n"
     "  --                end of options: the next argument is FILE\n"
     "\n"
@@ -122,6 +124,10 @@ std::optional<Invocation> parse_command_line(int argc, char** argv) {
     if (a == "--list-passes") {
       inv.mode = Invocation::Mode::kListPasses;
       return inv;
+    }
+    if (a == "--verbose-backtrace") {
+      inv.repl.verbose_backtrace = true;
+      continue;
     }
     if (a == "--no-jit") {
       inv.engine_options.jit = quasi::Engine::Options::Jit::kOff;
@@ -233,7 +239,7 @@ int run_program(quasi::Engine& engine, const Invocation& inv) {
     std::cout.flush();
     return e.status();
   } catch (const quasi::Error& e) {
-    quasi::cli::print_error(std::cerr, e);
+    quasi::cli::print_error(std::cerr, e, inv.repl.verbose_backtrace);
     return kExitError;
   }
   std::cout.flush();

@@ -130,6 +130,18 @@ const MetaCommand kMetaCommands[] = {
     {"residual", "", MetaArg::kExpr, "EXPR", "pretty-print the residual code of a specialized procedure",
      &Repl::cmd_residual},
     {"disasm", "", MetaArg::kExpr, "PROC", "compile PROC to machine code if needed and list it", &Repl::cmd_disasm},
+    {"describe", "d", MetaArg::kText, "NAME", "what NAME is: kind, arity, parameters, location, documentation",
+     &Repl::cmd_describe},
+    {"doc", "", MetaArg::kText, "NAME", "the documentation line of a built-in", &Repl::cmd_doc},
+    {"apropos", "a", MetaArg::kText, "TEXT", "the bound names that contain TEXT", &Repl::cmd_apropos},
+    {"expand", "", MetaArg::kExpr, "EXPR", "EXPR with every macro expanded, as Scheme", &Repl::cmd_expand},
+    {"trace", "", MetaArg::kText, "[NAME ...]",
+     "print each call and return of the procedures NAME ...; alone: list what is traced", &Repl::cmd_trace},
+    {"untrace", "", MetaArg::kText, "[NAME ...]", "stop tracing NAME ... (alone: everything)", &Repl::cmd_untrace},
+    {"bt", "backtrace", MetaArg::kNone, "", "the frames of the last error, innermost first", &Repl::cmd_bt},
+    {"frame", "", MetaArg::kText, "[N]", "select frame N of the last error (and show it)", &Repl::cmd_frame},
+    {"locals", "", MetaArg::kNone, "", "the parameters of the selected frame, by name", &Repl::cmd_locals},
+    {"gc", "", MetaArg::kNone, "", "collect garbage and print heap statistics", &Repl::cmd_gc},
     {"quit", "q", MetaArg::kNone, "", "leave the REPL (so does Ctrl-D)", &Repl::cmd_quit},
 };
 
@@ -158,6 +170,9 @@ Repl::Repl(Engine& engine, LineReader& reader, const ReplOptions& options)
   builtins_.procedure_information = engine_.get("procedure-information");
   builtins_.jit_compile = engine_.get("jit-compile!");
   builtins_.jit_disassemble = engine_.get("jit-disassemble");
+  builtins_.documentation = engine_.get("documentation");
+  builtins_.gc_stats = engine_.get("gc-stats");
+  make_tracer_ = engine_.eval(scheme::kMakeTracer, "<repl-support>");
 }
 
 int Repl::run() {
@@ -259,7 +274,8 @@ void Repl::report(const Error& error) {
   // The terminal has echoed "^C" after whatever the program printed: start a fresh line.
   if (g_eval_interrupted && g_on_terminal) std::cerr << '\n';
   fresh_lines();
-  print_error(std::cerr, error);
+  print_error(std::cerr, error, options_.verbose_backtrace);
+  remember_error(error);
 }
 
 int run_repl(Engine& engine, const ReplOptions& options) {

@@ -16,9 +16,14 @@ inline constexpr int kMaxBacktraceLines = 10;
 
 // Writes an uncaught error the way the top level reports it:
 //   file:line:col: error: message
-//     in inner-procedure
-//     in outer-procedure
-void print_error(std::ostream& out, const Error& error);
+//     in (inner-procedure arg ...) at file:line:col
+//     in (outer-procedure arg ...) at file:line:col
+//     ... N more frames
+// Frames of Quasi's own prelude procedures are left out unless `verbose`.
+void print_error(std::ostream& out, const Error& error, bool verbose = false);
+// One frame as a call: "(name arg ...)"; and as a backtrace line.
+std::string frame_call(const Error::Frame& frame);
+void print_frame(std::ostream& out, const Error::Frame& frame);
 
 // Installs the SIGINT handler used while Scheme code runs: Ctrl-C then calls
 // engine.interrupt(), and the evaluation fails with an interrupt error. At a prompt of an
@@ -39,6 +44,8 @@ struct ReplOptions {
   // Print prompts even when standard input is not a terminal (a session served on a socket,
   // an editor driving the REPL through a pipe): `quasi --interactive`.
   bool prompts = false;
+  // Error reports show the frames of the prelude's own procedures too: --verbose-backtrace.
+  bool verbose_backtrace = false;
 };
 
 // Runs the read-eval-print loop on standard input until end of input, `,quit` or (exit n).

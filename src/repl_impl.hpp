@@ -95,6 +95,18 @@ class Repl {
   void cmd_optimize(std::string_view expr);
   void cmd_residual(std::string_view expr);
   void cmd_disasm(std::string_view expr);
+  // repl_debug.cpp
+  void cmd_bt(std::string_view);
+  void cmd_frame(std::string_view arg);
+  void cmd_locals(std::string_view);
+  // repl_inspect.cpp
+  void cmd_describe(std::string_view name);
+  void cmd_apropos(std::string_view text);
+  void cmd_doc(std::string_view name);
+  void cmd_expand(std::string_view expr);
+  void cmd_gc(std::string_view);
+  void cmd_trace(std::string_view names);
+  void cmd_untrace(std::string_view names);
 
  private:
   // Reads further lines onto `text` while it ends inside a datum. False when Ctrl-C abandoned
@@ -119,6 +131,9 @@ class Repl {
   Value procedure_field(const Value& proc, const char* key);
   // A command that cannot do what was asked: "error: message" on stderr.
   void command_error(const std::string& message);
+  // The error ,bt ,frame and ,locals inspect; false (reported) when there is none.
+  void remember_error(const Error& error);
+  bool have_frames();
 
   Engine& engine_;
   LineReader& reader_;
@@ -127,8 +142,13 @@ class Repl {
   Value print_proc_, fresh_lines_proc_;
   // Built-ins the commands use, taken before any user code runs (a user may redefine the names).
   struct {
-    Value procedure_information, jit_compile, jit_disassemble;
+    Value procedure_information, jit_compile, jit_disassemble, documentation, gc_stats;
   } builtins_;
+  std::optional<Error> last_error_;
+  size_t frame_ = 0;  // selected by ,frame
+  // ,trace: the original value of each traced global.
+  std::map<std::string, Value> traced_;
+  Value make_tracer_;
   bool end_of_input_ = false;
   std::optional<int> exit_status_;
 };

@@ -26,3 +26,32 @@ inline constexpr const char* kFreshLines = R"scheme(
 )scheme";
 
 }  // namespace quasi::cli::scheme
+
+namespace quasi::cli::scheme {
+
+// (make-tracer name proc): a procedure that behaves as proc and prints each call and each
+// return, indented by the depth of traced calls in progress (one depth for all traced
+// procedures), values cut short by print-length/print-level. An escape out of a traced call
+// (an error, a continuation) unwinds the depth with it.
+inline constexpr const char* kMakeTracer = R"scheme(
+(let ((depth 0))
+  (define (show prefix x)
+    (write-string (make-string (* 2 (min depth 30)) #\space))
+    (write-string prefix)
+    (parameterize ((print-length 12) (print-level 4) (pretty-print-width 100000))
+      (pretty-print x)))
+  (lambda (name proc)
+    (lambda args
+      (show "" (cons name args))
+      (call-with-values
+        (lambda ()
+          (dynamic-wind
+            (lambda () (set! depth (+ depth 1)))
+            (lambda () (apply proc args))
+            (lambda () (set! depth (- depth 1)))))
+        (lambda results
+          (if (null? results) (show "=> " 'no-values) (for-each (lambda (r) (show "=> " r)) results))
+          (apply values results))))))
+)scheme";
+
+}  // namespace quasi::cli::scheme

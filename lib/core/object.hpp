@@ -179,7 +179,12 @@ struct Condition : Object {
   Value message;    // string
   Value irritants;  // list
   uint64_t loc;     // packed SrcLoc of the failing call, 0 if unknown
-  Value backtrace;  // list of strings (procedure names, innermost first), or ()
+  // () until raised; then #(total frame ...), innermost first: total counts every Scheme frame,
+  // the frames listed are the innermost ones (bounded), each #(name location arguments internal?)
+  // with name and location strings or #f, arguments ((parameter-name . value) ...) (bounded,
+  // names #f when unknown) and internal? #t for a
+  // procedure of the prelude.
+  Value backtrace;
 };
 Value make_condition(Value kind, Value who, Value message, Value irritants, SrcLoc loc = {});
 inline bool is_condition(Value v) { return has_type(v, Type::Condition); }

@@ -19,14 +19,17 @@ Error::Error(const std::string& message, std::string kind)
     : std::runtime_error(message), kind_(std::move(kind)), message_(message) {}
 
 Error::Error(const std::string& what, std::string kind, std::string message, std::vector<std::string> irritants,
-             std::string location, std::vector<std::string> backtrace, std::shared_ptr<void> payload)
+             std::string location, std::vector<std::string> backtrace, std::shared_ptr<void> payload,
+             std::vector<Frame> frames, size_t frame_count)
     : std::runtime_error(what),
       kind_(std::move(kind)),
       message_(std::move(message)),
       location_(std::move(location)),
       irritants_(std::move(irritants)),
       backtrace_(std::move(backtrace)),
-      payload_(std::move(payload)) {}
+      payload_(std::move(payload)),
+      frames_(std::move(frames)),
+      frame_count_(std::max(frame_count, frames_.size())) {}
 
 // The public classes live in the inline namespace quasi::api (see quasi.hpp).
 inline namespace api {

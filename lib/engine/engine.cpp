@@ -98,6 +98,8 @@ std::shared_ptr<void> keep_alive(Value v) {
 Error to_error(Value payload, SrcLoc where = {}) {
   std::string kind = "raise", message, location;
   std::vector<std::string> irritants, backtrace;
+  std::vector<Error::Frame> frames;
+  size_t frame_count = 0;
   if (is_condition(payload)) {
     Condition* c = payload.as<Condition>();
     kind = is_symbol(c->kind) ? symbol_name(c->kind) : "error";
@@ -105,8 +107,24 @@ Error to_error(Value payload, SrcLoc where = {}) {
     message += is_string(c->message) ? string_to_utf8(c->message) : write_to_string(c->message, 200);
     for (Value l = c->irritants; is_pair(l); l = cdr(l)) irritants.push_back(write_to_string(car(l), 200));
     location = SrcLoc::unpack(c->loc).to_string();
-    for (Value l = c->backtrace; is_pair(l); l = cdr(l))
-      if (is_string(car(l))) backtrace.push_back(string_to_utf8(car(l)));
+    if (is_vector(c->backtrace)) {  // #(total #(name location arguments internal?) ...)
+      Vector* bt = c->backtrace.as<Vector>();
+      frame_count = size_t(bt->items()[0].fixnum());
+      for (int64_t i = 1; i < bt->length(); i++) {
+        Value* r = bt->items()[i].as<Vector>()->items();
+        Error::Frame f;
+        f.procedure = is_string(r[0]) ? string_to_utf8(r[0]) : "";
+        f.location = is_string(r[1]) ? string_to_utf8(r[1]) : "";
+        for (Value a = r[2]; is_pair(a); a = cdr(a)) {
+          Value name = car(car(a));
+          f.parameters.push_back(is_symbol(name) ? symbol_name(name) : "");
+          f.arguments.push_back(write_to_string(cdr(car(a)), 60));
+        }
+        f.internal = r[3] == kTrue;
+        backtrace.push_back(f.procedure.empty() ? "#<procedure>" : f.procedure);
+        frames.push_back(std::move(f));
+      }
+    }
   } else {
     message = "uncaught exception: " + write_to_string(payload, 400);
     irritants.push_back(write_to_string(payload, 200));
@@ -114,7 +132,8 @@ Error to_error(Value payload, SrcLoc where = {}) {
   }
   std::string full = describe_raised(payload);
   if (!is_condition(payload) && where.known()) full = location + ": " + full;
-  return Error(full, kind, message, irritants, location, backtrace, keep_alive(payload));
+  return Error(full, kind, message, irritants, location, backtrace, keep_alive(payload), std::move(frames),
+               frame_count);
 }
 
 Error plain_error(const std::string& kind, const std::string& message) {

@@ -89,14 +89,33 @@ Value compile_form(Vm& vm, Value form, Environment* env) {
   return thunk;
 }
 
+namespace {
+// Compiles and runs one top-level form. An error that has no location of its own is placed at
+// the form's start: atoms carry no location, so this is what locates a bare unbound symbol.
+void place_at(Value payload, SrcLoc at) {
+  if (is_condition(payload) && payload.as<Condition>()->loc == 0 && at.known()) payload.as<Condition>()->loc = at.pack();
+}
+
+Value run_form(Vm& vm, Value form, SrcLoc at, Environment* env) {
+  try {
+    return vm.apply(compile_form(vm, form, env), 0, nullptr);
+  } catch (SchemeError& e) {
+    place_at(e.payload, at);
+    throw;
+  } catch (UncaughtRaise& e) {
+    place_at(e.payload, at);
+    throw;
+  }
+}
+}  // namespace
+
 Value eval_source(Vm& vm, std::string_view text, const std::string& source_name, Environment* env,
                   const std::function<void(Value)>& each) {
   StringSource src(text, intern_source_file(source_name));
   Reader reader(src);
   Value result = kUnspecified;
   for (Value form = reader.read(); form != kEof; form = reader.read()) {
-    Value thunk = compile_form(vm, form, env);
-    result = vm.apply(thunk, 0, nullptr);
+    result = run_form(vm, form, reader.datum_start(), env);
     if (each) each(result);
   }
   return result;
@@ -124,7 +143,11 @@ Value run_program(Vm& vm, std::string_view text, const std::string& source_name)
   StringSource src(text, intern_source_file(source_name));
   Reader reader(src);
   gc_vector<Value> forms;
-  for (Value form = reader.read(); form != kEof; form = reader.read()) forms.push_back(form);
+  std::vector<SrcLoc> starts;
+  for (Value form = reader.read(); form != kEof; form = reader.read()) {
+    forms.push_back(form);
+    starts.push_back(reader.datum_start());
+  }
   bool named_file = !source_name.empty() && source_name[0] != '<';
   std::optional<InDirectoryOf> dir;
   if (named_file) dir.emplace(vm, source_name);
@@ -137,7 +160,7 @@ Value run_program(Vm& vm, std::string_view text, const std::string& source_name)
   gc_vector<Value> body(forms.begin() + first, forms.end());
   predeclare_definitions(env, body);
   Value result = kUnspecified;
-  for (Value form : body) result = vm.apply(compile_form(vm, form, env), 0, nullptr);
+  for (size_t i = first; i < forms.size(); i++) result = run_form(vm, forms[i], starts[i], env);
   return result;
 }
 

@@ -197,8 +197,10 @@ class Reader::Impl {
     bool used;
   };
 
+  // The location goes on the condition (printed first, as "file:line:col: error: ..."), not
+  // into the message.
   [[noreturn]] void fail(SrcLoc loc, const std::string& msg) {
-    throw_condition("read", nullptr, loc_prefix(loc) + ": " + msg);
+    throw SchemeError{make_condition(intern("read"), kFalse, make_string_utf8(msg), kNil, loc)};
   }
   [[noreturn]] void fail_eof(SrcLoc loc, const std::string& msg) {
     r_.incomplete_ = true;
@@ -703,6 +705,7 @@ Value Reader::Impl::read_top() {
   for (;;) {
     skip_atmosphere();
     SrcLoc loc = src_.location();
+    if (stack_.empty()) r_.datum_start_ = loc;
     int32_t c = peek_checked();
     Value v = kUnspecified;
     SrcLoc vloc = loc;

@@ -52,12 +52,16 @@ class Reader {
   // True when the last read() failed because the input ended inside a datum (open list, string,
   // block comment, after a quote or #;). False after a success or any other read error.
   bool incomplete() const { return incomplete_; }
+  // Where the datum the last read() returned starts (atoms carry no location of their own: a
+  // top-level symbol's unbound-variable error is placed here).
+  SrcLoc datum_start() const { return datum_start_; }
 
  private:
   class Impl;
   CharSource& src_;
   bool fold_case_ = false;
   bool incomplete_ = false;
+  SrcLoc datum_start_;
   friend class Impl;
 };
 

@@ -6,11 +6,13 @@
 // Owner: ir (split out of vm.cpp). Invariants: vm_impl.hpp.
 #include <time.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
 #include "core/cstack.hpp"
 #include "core/error.hpp"
+#include "ir/ir.hpp"
 #include "jit/jit.hpp"  // the checkpoint's entry points into the backend (the VM's one upward include)
 #include "vm/vm_impl.hpp"
 
@@ -170,21 +172,63 @@ SrcLoc VmImpl::location_of(const Insn* pc) const {
   return SrcLoc::unpack(cur_proto->locs[pc - cur_proto->code]);
 }
 
+namespace {
+
+// A frame's parameters (and rest list) as ((name . value) ...), name #f when unknown, read from
+// its registers: parameters keep
+// their registers for the whole call (the compiler allocates temporaries above them), so these
+// are the arguments, or the values a loop last gave them. Assigned parameters live in boxes.
+Value frame_arguments(const Proto* p, const Value* base) {
+  constexpr int kMaxArguments = 8;
+  const LambdaClause* clause = nullptr;
+  if (p->source)
+    for (LambdaClause* c : p->source->clauses)
+      if (int32_t(c->params.size()) == p->nparams && (c->rest != nullptr) == p->has_rest) clause = c;
+  int n = std::min(p->nparams + (p->has_rest ? 1 : 0), kMaxArguments);
+  Value args = kNil;
+  for (int i = n - 1; i >= 0; i--) {
+    Value v = base[1 + i];
+    const Var* var = clause ? (i < p->nparams ? clause->params[i] : clause->rest) : nullptr;
+    if (var && var->assigned && has_type(v, Type::Box)) v = v.as<Box>()->value;
+    if (v == kUnbound) v = kUnspecified;
+    args = cons(cons(var ? var->name : kFalse, v), args);
+  }
+  return args;
+}
+
+bool in_prelude(SrcLoc l) { return l.known() && source_file_name(l.file).rfind("prelude/", 0) == 0; }
+
+}  // namespace
+
 Value VmImpl::backtrace() const {
-  constexpr int kMaxEntries = 24;
-  std::vector<Value> names;
-  auto add = [&](Proto* p) {
-    if (!p) return;
-    std::string n = is_symbol(p->name) ? symbol_name(p->name) : "#<procedure>";
-    if (n == "toplevel") return;
-    names.push_back(make_string_utf8(n));
+  constexpr int kMaxFrames = 64;
+  gc_vector<Value> records;  // visible to the collector while more records are allocated
+  int64_t total = 0;
+  auto add = [&](Proto* p, int64_t base, SrcLoc at) {
+    if (!p || (is_symbol(p->name) && std::string_view(symbol_name(p->name)) == "toplevel")) return;
+    total++;
+    if (int(records.size()) >= kMaxFrames) return;
+    Value name = is_symbol(p->name) ? make_string_utf8(symbol_name(p->name)) : kFalse;
+    Value where = at.known() ? make_string_utf8(at.to_string()) : kFalse;
+    bool internal = in_prelude(SrcLoc::unpack(p->loc));
+    Value record = make_vector(4);
+    Value* r = record.as<Vector>()->items();
+    r[0] = name;
+    r[1] = where;
+    r[2] = frame_arguments(p, stack + base);
+    r[3] = make_bool(internal);
+    records.push_back(record);
   };
-  add(cur_proto);
-  for (int64_t i = nframes - 1; i >= 0 && int(names.size()) < kMaxEntries; i--)
-    if (frames[i].pc) add(frames[i].proto);
-  Value l = kNil;
-  for (auto it = names.rbegin(); it != names.rend(); ++it) l = cons(*it, l);
-  return l;
+  add(cur_proto, fp, location_of(error_pc));
+  // frames[i] is the state of a caller, saved when it made the call now running above it.
+  for (int64_t i = nframes - 1; i >= 0; i--) {
+    const Frame& f = frames[i];
+    if (!f.pc || !f.proto) continue;  // a barrier (C++ called Scheme)
+    add(f.proto, f.fp, SrcLoc::unpack(f.proto->locs[f.pc - 1 - f.proto->code]));
+  }
+  Value v = make_vector(int64_t(records.size()) + 1, make_fixnum(total));
+  std::copy(records.begin(), records.end(), v.as<Vector>()->items() + 1);
+  return v;
 }
 
 SrcLoc VmImpl::user_location() const {
@@ -206,7 +250,7 @@ const Insn* VmImpl::raise_from_error(Value payload) {
   if (is_condition(payload)) {
     Condition* c = payload.as<Condition>();
     if (c->loc == 0) c->loc = location_of(error_pc).pack();
-    if (c->backtrace == kNil) c->backtrace = backtrace();
+    if (!is_vector(c->backtrace)) c->backtrace = backtrace();
   }
   last_raise_where = location_of(error_pc);
   Value raise_proc = raise_cell == kFalse ? kUnbound : raise_cell.as<GlobalCell>()->value;

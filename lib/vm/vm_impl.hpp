@@ -127,7 +127,7 @@ struct VmImpl {
   Value call_redefined(const Insn* pc, int n, Value a0, Value a1, Value a2);
 
   SrcLoc location_of(const Insn* pc) const;  // of an instruction of the running procedure
-  Value backtrace() const;                   // list of procedure names, innermost first
+  Value backtrace() const;                   // the frames for Condition::backtrace
   SrcLoc user_location() const;              // innermost call site outside the prelude
 };
 

@@ -30,8 +30,36 @@ run "$QUASI" trace.scm
 expect_rc "uncaught error inside procedures" 1
 expect_match "error line comes first" "$(printf '%s' "$ERR" | head -n 1)" \
   '^trace\.scm:2:[0-9]+: error: car: expected a pair, got 42$'
-expect_match "backtrace names the innermost procedure" "$ERR" '^  in inner$'
-expect_before "backtrace is innermost first" "$ERR" "  in inner" "  in outer"
+expect_match "backtrace shows the innermost call with its argument and location" "$ERR" \
+  '^  in \(inner 42\) at trace\.scm:2:[0-9]+$'
+expect_match "backtrace shows the caller at its call site" "$ERR" '^  in \(outer 42\) at trace\.scm:4:[0-9]+$'
+expect_before "backtrace is innermost first" "$ERR" "  in (inner" "  in (outer"
+
+cat > deep.scm <<'SCM'
+(define (g n) (if (= n 0) (car 0) (+ 1 (g (- n 1)))))
+(g 1000)
+SCM
+run "$QUASI" deep.scm
+expect_match "a deep backtrace shows the innermost frames" "$ERR" '^  in \(g 0\) at deep\.scm:1:'
+expect_match "and counts the rest right (1001 frames, 10 shown)" "$ERR" '^  \.\.\. 991 more frames$'
+
+cat > prelude.scm <<'SCM'
+(for-each (lambda (x) (car x)) (list 1))
+SCM
+run "$QUASI" prelude.scm
+expect_no_match "the prelude's own procedures are hidden" "$ERR" 'in \(loop'
+run "$QUASI" --verbose-backtrace prelude.scm
+expect_match "--verbose-backtrace shows them" "$ERR" '^  in \(loop .*prelude/'
+
+printf '(display "x")\n(newline)\nfoo\n' > unbound.scm
+run "$QUASI" unbound.scm
+expect_match "a bare unbound symbol at top level is located" "$ERR" '^unbound\.scm:3:1: error: unbound variable: foo$'
+
+printf '(display 1)\n(car (\n' > unterminated.scm
+run "$QUASI" unterminated.scm
+expect_match "reader errors: file:line:col: error: message" "$ERR" \
+  '^unterminated\.scm:3:1: error: unterminated list \(opened at unterminated\.scm:2:6\)$'
+
 
 printf '(display "bye")\n(exit 7)\n(display "not reached")\n' > exit7.scm
 run "$QUASI" exit7.scm

@@ -42,7 +42,7 @@ std::string read_error(const std::string& text) {
     REQUIRE(is_condition(e.payload));
     Condition* c = e.payload.as<Condition>();
     CHECK(std::string(symbol_name(c->kind)) == "read");
-    return string_to_utf8(c->message);
+    return describe_raised(e.payload);
   }
   return "";
 }

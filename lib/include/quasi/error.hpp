@@ -21,12 +21,24 @@ namespace quasi {
 // "name: <message>" where name is the registered function's.
 class Error : public std::runtime_error {
  public:
+  // One Scheme procedure active when the error was raised.
+  struct Frame {
+    std::string procedure;               // its name, or "" when anonymous
+    std::string location;                // "file:line:col" it was at (the failing call, or the
+                                         // call it made to the frame above), or ""
+    std::vector<std::string> arguments;  // its parameters' values, written (bounded in number
+                                         // and length)
+    std::vector<std::string> parameters;  // their names, one per argument ("" when unknown)
+    bool internal = false;               // a procedure of Quasi's own Scheme prelude
+  };
+
   // An error raised by C++ code. `kind` as below.
   explicit Error(const std::string& message, std::string kind = "error");
   // Made by the engine. `what` is the full report: "file:line:col: error: message irritant ...".
   Error(const std::string& what, std::string kind, std::string message,
         std::vector<std::string> irritants, std::string location,
-        std::vector<std::string> backtrace, std::shared_ptr<void> payload = nullptr);
+        std::vector<std::string> backtrace, std::shared_ptr<void> payload = nullptr,
+        std::vector<Frame> frames = {}, size_t frame_count = 0);
 
   // The error object's kind: "error" (from `error`), "type", "arity", "range", "unbound",
   // "syntax", "read", "file", "divide-by-zero", "interrupt", "limit", ..., or "raise" when a
@@ -41,6 +53,10 @@ class Error : public std::runtime_error {
   const std::string& location() const { return location_; }
   // Scheme procedure names, innermost first.
   const std::vector<std::string>& backtrace() const { return backtrace_; }
+  // The innermost frames (at most 64), innermost first, with locations and arguments.
+  const std::vector<Frame>& frames() const { return frames_; }
+  // How many Scheme frames were active in all (frames() may list fewer).
+  size_t frame_count() const { return frame_count_; }
 
   // Internal: the raised Scheme object, kept alive while the exception exists (see
   // quasi::error_object in quasi.hpp for the public way to reach it).
@@ -50,6 +66,8 @@ class Error : public std::runtime_error {
   std::string kind_, message_, location_;
   std::vector<std::string> irritants_, backtrace_;
   std::shared_ptr<void> payload_;
+  std::vector<Frame> frames_;
+  size_t frame_count_ = 0;
 };
 
 // Thrown when Scheme code calls (exit n) or (emergency-exit n). A function registered with
