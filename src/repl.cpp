@@ -141,6 +141,8 @@ const MetaCommand kMetaCommands[] = {
     {"bt", "backtrace", MetaArg::kNone, "", "the frames of the last error, innermost first", &Repl::cmd_bt},
     {"frame", "", MetaArg::kText, "[N]", "select frame N of the last error (and show it)", &Repl::cmd_frame},
     {"locals", "", MetaArg::kNone, "", "the parameters of the selected frame, by name", &Repl::cmd_locals},
+    {"profile", "", MetaArg::kExpr, "EXPR",
+     "evaluate EXPR under the statistical profiler; list where the time went", &Repl::cmd_profile},
     {"gc", "", MetaArg::kNone, "", "collect garbage and print heap statistics", &Repl::cmd_gc},
     {"quit", "q", MetaArg::kNone, "", "leave the REPL (so does Ctrl-D)", &Repl::cmd_quit},
 };
@@ -172,6 +174,9 @@ Repl::Repl(Engine& engine, LineReader& reader, const ReplOptions& options)
   builtins_.jit_disassemble = engine_.get("jit-disassemble");
   builtins_.documentation = engine_.get("documentation");
   builtins_.gc_stats = engine_.get("gc-stats");
+  builtins_.profile = engine_.get("profile");
+  profile_both_ = engine_.eval("(lambda (profile thunk) (call-with-values (lambda () (profile thunk)) list))",
+                               "<repl-support>");
   make_tracer_ = engine_.eval(scheme::kMakeTracer, "<repl-support>");
 }
 

@@ -105,6 +105,7 @@ class Repl {
   void cmd_doc(std::string_view name);
   void cmd_expand(std::string_view expr);
   void cmd_gc(std::string_view);
+  void cmd_profile(std::string_view expr);
   void cmd_trace(std::string_view names);
   void cmd_untrace(std::string_view names);
 
@@ -142,13 +143,14 @@ class Repl {
   Value print_proc_, fresh_lines_proc_;
   // Built-ins the commands use, taken before any user code runs (a user may redefine the names).
   struct {
-    Value procedure_information, jit_compile, jit_disassemble, documentation, gc_stats;
+    Value procedure_information, jit_compile, jit_disassemble, documentation, gc_stats, profile;
   } builtins_;
   std::optional<Error> last_error_;
   size_t frame_ = 0;  // selected by ,frame
   // ,trace: the original value of each traced global.
   std::map<std::string, Value> traced_;
   Value make_tracer_;
+  Value profile_both_;  // (lambda (profile thunk) ...): profile's two values as a list
   bool end_of_input_ = false;
   std::optional<int> exit_status_;
 };

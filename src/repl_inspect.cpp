@@ -3,6 +3,7 @@
 // at start (procedure-information, documentation, gc-stats), so a user's redefinition of those
 // names does not change the commands.
 #include <algorithm>
+#include <iomanip>
 #include <iostream>
 #include <sstream>
 #include <string>
@@ -109,6 +110,38 @@ void Repl::cmd_expand(std::string_view expr) {
                     (loop (cons form forms)))))))))scheme", "<repl-support>");
     fresh_lines();
     engine_.call(show, text, width());
+  });
+}
+
+// The statistical profiler: (profile thunk) samples every millisecond which procedure runs and
+// which have frames on the stack; the 20 with the most samples of their own are listed.
+void Repl::cmd_profile(std::string_view expr) {
+  guarded([&] {
+    Value thunk = engine_.eval("(lambda () " + std::string(expr) + "\n)", "<repl>");
+    Value both = engine_.call(profile_both_, builtins_.profile, thunk);  // (value profile)
+    Value profile = both.cdr().car();
+    int64_t samples = profile.car().as<int64_t>();
+    double interval = profile.cdr().car().as<double>();
+    fresh_lines();
+    std::cout << std::fixed << std::setprecision(1);
+    std::cout << "; " << samples << " samples, " << std::setprecision(3) << samples * interval << " s sampled\n"
+              << std::setprecision(1);
+    if (samples > 0) {
+      std::cout << "  %self %total  self-s  procedure\n";
+      int shown = 0;
+      for (Value l = profile.cdr().cdr(); l.is_pair() && shown < 20; l = l.cdr(), shown++) {
+        Value e = l.car();  // (name location self total)
+        int64_t self = e.cdr().cdr().car().as<int64_t>(), total = e.cdr().cdr().cdr().car().as<int64_t>();
+        std::string name = e.car().is_false() ? "#<procedure>" : e.car().to_string();
+        Value where = e.cdr().car();
+        std::cout << std::setw(7) << 100.0 * self / samples << std::setw(7) << 100.0 * total / samples
+                  << std::setw(8) << std::setprecision(3) << self * interval << std::setprecision(1) << "  " << name;
+        if (where.is_string()) std::cout << "  " << where.as<std::string>();
+        std::cout << '\n';
+      }
+    }
+    std::cout << std::defaultfloat << std::flush;
+    print_value(both.car());
   });
 }
 

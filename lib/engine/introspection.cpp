@@ -1,4 +1,4 @@
-// introspection.cpp — what a REPL or a program can ask about a procedure:
+// introspection.cpp — what a REPL or a program can ask about a procedure, and (profile thunk):
 //   (procedure-information proc) => an association list
 //     ((name . car) (kind . primitive) (arity 1 . 1) (parameters pair)
 //      (location . "file:line:col") (documentation . "..."))
@@ -12,6 +12,7 @@
 #include "engine/startup.hpp"
 #include "eval/environment.hpp"
 #include "ir/ir.hpp"
+#include "vm/profile.hpp"
 #include "vm/proto.hpp"
 #include "vm/vm.hpp"
 
@@ -85,7 +86,43 @@ QUASI_PRIM(p_documentation) {
   return make_string_utf8(std::string(d->signature) + "  " + d->summary);
 }
 
+// (profile thunk [interval-microseconds]): calls thunk under the statistical profiler (a sample
+// every interval, 1000 us unless given) and returns two values: thunk's value and the profile,
+// (samples interval-seconds (name location self total) ...), most self samples first; name and
+// location are #f when unknown, self counts the samples taken in the procedure itself, total
+// those taken with it anywhere on the stack.
+QUASI_PRIM(p_profile) {
+  if (!is_procedure(argv[0])) type_error("profile", "a procedure", argv[0]);
+  int64_t interval = 1000;
+  if (argc > 1) {
+    if (!argv[1].is_fixnum() || argv[1].fixnum() < 100 || argv[1].fixnum() > 10000000)
+      type_error("profile", "an interval of 100 to 10000000 microseconds", argv[1]);
+    interval = argv[1].fixnum();
+  }
+  if (vm.profiler) throw_error("profile", "a profile is already being taken");
+  Value result;
+  gc_vector<Value> entries;
+  uint64_t samples = 0;
+  {
+    Profiler profiler(vm, std::chrono::microseconds(interval));
+    result = vm.apply(argv[0], 0, nullptr);
+    samples = profiler.samples();
+    for (const auto& [proto, counts] : profiler.results()) {
+      SrcLoc loc = SrcLoc::unpack(proto->loc);
+      entries.push_back(list({is_symbol(proto->name) ? proto->name : kFalse,
+                              loc.known() ? make_string_utf8(loc.to_string()) : kFalse,
+                              make_fixnum(int64_t(counts.self)), make_fixnum(int64_t(counts.total))}));
+    }
+  }
+  Value tail = kNil;
+  for (auto it = entries.rbegin(); it != entries.rend(); ++it) tail = cons(*it, tail);
+  Value profile = cons(make_fixnum(int64_t(samples)), cons(make_flonum(double(interval) / 1e6), tail));
+  Value both[2] = {result, profile};
+  return make_values(2, both);
+}
+
 const PrimDef kIntrospectionPrims[] = {
+    {"profile", p_profile, 1, 2, kEffect | kAllocates},
     {"procedure-information", p_procedure_information, 1, 1, kAlloc | kMayRaise},
     {"documentation", p_documentation, 1, 1, kAlloc | kMayRaise},
 };

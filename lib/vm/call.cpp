@@ -14,6 +14,7 @@
 #include "core/error.hpp"
 #include "ir/ir.hpp"
 #include "jit/jit.hpp"  // the checkpoint's entry points into the backend (the VM's one upward include)
+#include "vm/profile.hpp"
 #include "vm/vm_impl.hpp"
 
 namespace quasi {
@@ -401,6 +402,11 @@ void Vm::request_interrupt() {
   if (impl) impl->poll_countdown.store(0, std::memory_order_relaxed);
 }
 
+void Vm::request_profile_sample() {
+  profile_sample_requested.store(true, std::memory_order_relaxed);
+  if (impl) impl->poll_countdown.store(0, std::memory_order_relaxed);
+}
+
 void VmImpl::rearm_poll() {
   poll_period = kPollInterval;
   if (vm->step_limit) {
@@ -414,6 +420,10 @@ void VmImpl::poll(const Insn* pc) {
   vm->steps += uint64_t(poll_period);
   rearm_poll();
   error_pc = pc;
+  if (vm->profile_sample_requested.load(std::memory_order_relaxed)) {
+    vm->profile_sample_requested.store(false, std::memory_order_relaxed);
+    if (vm->profiler) vm->profiler->sample(*this);
+  }
   if (vm->interrupt_requested.load(std::memory_order_relaxed)) {
     vm->interrupt_requested.store(false);
     throw_condition("interrupt", nullptr, "interrupted");

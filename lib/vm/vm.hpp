@@ -17,11 +17,16 @@ namespace quasi {
 struct Environment;
 struct VmImpl;
 struct PassOptions;
+class Profiler;
 
 struct Vm {
   Environment* interaction_env = nullptr;  // what scripts and the REPL see
   Environment* core_env = nullptr;         // builtins (the target of install_builtins)
   std::atomic<bool> interrupt_requested{false};  // set through request_interrupt()
+  // The statistical profiler running (vm/profile.hpp), or null; it asks for a sample through
+  // request_profile_sample(), taken at the next poll point.
+  Profiler* profiler = nullptr;
+  std::atomic<bool> profile_sample_requested{false};
   GcRoot command_line{kNil};               // list of strings
   GcRoot env_roots{kNil};                  // keeps core_env and interaction_env alive
   // ---- libraries (engine/library.cpp) ----
@@ -65,6 +70,8 @@ struct Vm {
   // Asks the running code to stop with an 'interrupt error at its next poll point. Any thread;
   // async-signal-safe (atomic stores only).
   void request_interrupt();
+  // Asks the next poll point to give the profiler a sample. Any thread (atomic stores only).
+  void request_profile_sample();
 
   // Calls a Scheme procedure from C++ and returns its result (nested run of the VM).
   Value apply(Value proc, int argc, const Value* argv);

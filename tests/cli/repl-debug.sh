@@ -59,6 +59,13 @@ fact
 6'
 expect_match ",untrace of what is not traced" "$ERR" 'fact is not traced'
 
+run --stdin '(define (burn end) (if (< (current-jiffy) end) (burn end) (quote done)))
+,profile (burn (+ (current-jiffy) (quotient (jiffies-per-second) 4)))
+' "$QUASI"
+expect_match ",profile counts the samples" "$OUT" '^; [0-9]+ samples'
+expect_match ",profile lists the busy procedure with its location" "$OUT" ' burn  <repl>:1:1$'
+expect_match ",profile prints the value" "$OUT" '^done$'
+
 run --stdin ',gc
 ' "$QUASI"
 expect_match ",gc prints heap statistics" "$OUT" 'heap-size: [0-9]+'
