@@ -5,6 +5,7 @@
 # faster: .ci/run) and its working corpus (BUILD-DIR/fuzz-work/T, where new inputs go); crashes and
 # broken invariants are saved as BUILD-DIR/fuzz-artifacts/T-crash-*. Prints each target's
 # executions; exits non-zero when any target found something. See tests/fuzz/README.md.
+# FUZZ_TIMEOUT: seconds one input may run before it counts as a finding (default 20).
 # Standard output of the inputs' programs is closed (-close_fd_mask=1); reports go to stderr.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -22,7 +23,7 @@ for t in "${targets[@]}"; do
   [ "${FUZZ_SEEDS:-}" = small ] && seeds="$build/fuzz-corpus-small/$t"
   mkdir -p "$build/fuzz-work/$t" "$seeds"
   log="$build/fuzz-artifacts/$t.log"
-  "$build/tests/fuzz/fuzz_$t" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=3072 -max_len=4096 \
+  "$build/tests/fuzz/fuzz_$t" -max_total_time="$seconds" -timeout="${FUZZ_TIMEOUT:-20}" -rss_limit_mb=3072 -max_len=4096 \
     -dict="$here/scheme.dict" -print_final_stats=1 -close_fd_mask=1 -artifact_prefix="$build/fuzz-artifacts/$t-" "$@" \
     "$build/fuzz-work/$t" "$seeds" >"$log" 2>&1
   rc=$?
