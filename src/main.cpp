@@ -290,7 +290,7 @@ namespace {
 // The engine runs on a thread with a large stack: the expander, the compiler and the partial
 // evaluator recurse on the nesting of the source, and 8 MiB (the usual main-thread stack) limits
 // how deeply nested a program may be. The pages are only committed as they are used.
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(QUASI_SANITIZED)
 // AddressSanitizer mistakes stacks over 64 MiB for stack switching and then reports false
 // overflows when exceptions unwind.
 constexpr size_t kEngineStackBytes = size_t(48) << 20;

@@ -55,7 +55,12 @@ TEST_CASE("Scheme -> host -> Scheme nested without bound is a Scheme error", "[a
   Engine engine(o);
   engine.define("host-call", [&engine](quasi::Value f, quasi::Value n) { return engine.call(f, n); });
   engine.eval("(define (down n) (if (= n 0) 'bottom (host-call down (- n 1))))");
+#if defined(QUASI_SANITIZED)
+  // ASan's redzones make each VM run frame several times larger.
+  CHECK(engine.eval("(down 150)").to_string() == "bottom");
+#else
   CHECK(engine.eval("(down 1000)").to_string() == "bottom");
+#endif
   std::string msg = error_of(engine, "(down 1000000)");
   CHECK(contains(msg, "C stack"));
   // Scheme code can catch it, and the engine goes on.
