@@ -20,6 +20,7 @@
 #include <string>
 
 #include "builtins/args.hpp"
+#include "builtins/chars.hpp"
 #include "builtins/registry.hpp"
 #include "core/numbers.hpp"
 #include "read/printer.hpp"
@@ -523,6 +524,8 @@ const PrimDef kCharStringPrims[] = {
 };
 
 }  // namespace
+
+std::u32string string_folded(Value s) { return folded(s.as<String>()); }
 
 void register_char_string_primitives(Environment* env) {
   install_primitives(env, kCharStringPrims);

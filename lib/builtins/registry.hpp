@@ -27,5 +27,6 @@ void register_control_primitives(Environment* env);    // procedures, errors, re
 void register_system_primitives(Environment* env);     // time, process context, misc
 void register_pretty_primitives(Environment* env);     // pretty-print and its parameters
 void register_syntax_primitives(Environment* env);     // syntax-case, er/ir-macro-transformer
+void register_hashtable_primitives(Environment* env);  // hash tables and hash functions
 
 }  // namespace quasi

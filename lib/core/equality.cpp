@@ -1,5 +1,9 @@
 #include "core/equality.hpp"
 
+#include <sys/random.h>
+
+#include <atomic>
+#include <chrono>
 #include <cstring>
 #include <unordered_map>
 
@@ -218,41 +222,43 @@ uint64_t hash_bytes(const uint8_t* c, int64_t n) {
 }
 
 // The work done depends only on the shape of the (unfolded) structure, never on object
-// identity, so equal? structures (even cyclic ones) hash the same.
-uint64_t hash_rec(Value v, int64_t& budget, int depth) {
-  if (!v.is_ptr()) return mix(v.bits);
+// identity, so equal? structures (even cyclic ones) hash the same. With a seed (hash tables),
+// leaves are keyed by it and strings are hashed in full.
+uint64_t hash_rec(Value v, int64_t& budget, int depth, uint64_t seed) {
+  if (!v.is_ptr()) return seed ? mix(v.bits ^ seed) : mix(v.bits);
   switch (v.obj()->type()) {
     case Type::Pair: {
-      uint64_t h = 0x9a1f;
+      uint64_t h = 0x9a1f ^ seed;
       while (is_pair(v)) {
         if (--budget < 0) return h;
-        h = combine(h, depth < kHashMaxDepth ? hash_rec(car(v), budget, depth + 1) : 0x77);
+        h = combine(h, depth < kHashMaxDepth ? hash_rec(car(v), budget, depth + 1, seed) : 0x77);
         v = cdr(v);
       }
-      return combine(h, hash_rec(v, budget, depth));
+      return combine(h, hash_rec(v, budget, depth, seed));
     }
     case Type::Vector: {
       Vector* vec = v.as<Vector>();
-      uint64_t h = mix(static_cast<uint64_t>(vec->length()) + 0x7ec);
+      uint64_t h = mix((static_cast<uint64_t>(vec->length()) + 0x7ec) ^ seed);
       if (depth >= kHashMaxDepth) return h;
       for (int64_t i = 0; i < vec->length(); i++) {
         if (--budget < 0) return h;
-        h = combine(h, hash_rec(vec->items()[i], budget, depth + 1));
+        h = combine(h, hash_rec(vec->items()[i], budget, depth + 1, seed));
       }
       return h;
     }
     case Type::String:
       --budget;
+      if (seed) return string_hash_seeded(v.as<String>()->chars(), v.as<String>()->length(), seed);
       return hash_chars(v.as<String>()->chars(), v.as<String>()->length());
     case Type::Bytevector:
       --budget;
-      return hash_bytes(v.as<Bytevector>()->bytes(), v.as<Bytevector>()->length());
+      return hash_bytes(v.as<Bytevector>()->bytes(), v.as<Bytevector>()->length()) ^ seed;
     case Type::Foreign: {
       uint64_t h;
-      return foreign_hash(v.as<Foreign>(), &h) ? mix(h) : eqv_hash(v);
+      return foreign_hash(v.as<Foreign>(), &h) ? mix(h ^ seed) : mix(eqv_hash(v) ^ seed);
     }
     default:
-      return eqv_hash(v);
+      return seed ? mix(eqv_hash(v) ^ seed) : eqv_hash(v);
   }
 }
 
@@ -283,7 +289,37 @@ uint64_t eqv_hash(Value v) {
 
 uint64_t equal_hash(Value v) {
   int64_t budget = kHashBudget;
-  return hash_rec(v, budget, 0);
+  return hash_rec(v, budget, 0, 0);
+}
+
+uint64_t equal_hash_seeded(Value v, uint64_t seed) {
+  int64_t budget = kHashBudget;
+  return hash_rec(v, budget, 0, seed | 1);
+}
+
+// Two code points per 64-bit block through a 64x64->128 multiply folded back (the wyhash
+// construction), keyed by the seed at every step so that colliding keys cannot be computed
+// without knowing it.
+uint64_t string_hash_seeded(const uint32_t* c, int64_t n, uint64_t seed) {
+  const uint64_t k1 = seed ^ 0xa0761d6478bd642full, k2 = mix(seed) | 1;
+  auto mum = [](uint64_t a, uint64_t b) {
+    unsigned __int128 r = static_cast<unsigned __int128>(a) * b;
+    return static_cast<uint64_t>(r) ^ static_cast<uint64_t>(r >> 64);
+  };
+  uint64_t h = mum(static_cast<uint64_t>(n) ^ k1, k2);
+  int64_t i = 0;
+  for (; i + 1 < n; i += 2)
+    h = mum(h ^ k1 ^ (c[i] | (static_cast<uint64_t>(c[i + 1]) << 32)), k2 ^ 0xe7037ed1a0b428dbull);
+  if (i < n) h = mum(h ^ k1 ^ c[i], k2 ^ 0x8ebc6af09c88c6e3ull);
+  return mix(h);
+}
+
+uint64_t fresh_hash_seed() {
+  static std::atomic<uint64_t> counter{0};
+  uint64_t r = 0;
+  if (getrandom(&r, sizeof r, GRND_NONBLOCK) != sizeof r)
+    r = static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+  return mix(r + 0x9e3779b97f4a7c15ull * ++counter) | 1;
 }
 
 }  // namespace quasi

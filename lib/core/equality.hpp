@@ -23,4 +23,12 @@ bool equal(Value a, Value b);
 uint64_t eqv_hash(Value v);
 uint64_t equal_hash(Value v);
 
+// Hashing for hash tables: keyed by a per-engine random seed (Vm::hash_seed, from
+// fresh_hash_seed), so keys that collide cannot be computed in advance by whoever supplies them
+// (an embedding's scripts or input data). equal_hash_seeded agrees with equal? for one seed and
+// hashes strings in full; string_hash_seeded is its hash of a string's code points.
+uint64_t equal_hash_seeded(Value v, uint64_t seed);
+uint64_t string_hash_seeded(const uint32_t* chars, int64_t n, uint64_t seed);
+uint64_t fresh_hash_seed();  // random, never 0
+
 }  // namespace quasi

@@ -25,6 +25,7 @@ void install_builtins(Environment* env) {
   register_jit_primitives(env);
   register_pretty_primitives(env);
   register_syntax_primitives(env);
+  register_hashtable_primitives(env);
   register_introspection_primitives(env);
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/equality.hpp"
 #include "core/gc.hpp"
 #include "core/object.hpp"
 #include "core/procedure.hpp"
@@ -43,6 +44,8 @@ struct Vm {
   std::vector<std::string> library_path_after;
   VmImpl* impl = nullptr;
   PassOptions* pass_options = nullptr;     // optimizer options (passes/pass_manager.hpp); null: defaults
+  // Key of the hash tables' hash functions (core/equality.hpp), random per engine.
+  uint64_t hash_seed = fresh_hash_seed();
 
   // ---- per-engine settings made by the embedding API (engine.cpp) ----
   // This VM's standard ports and current-*-port parameter objects: a vector

@@ -1,0 +1,12 @@
+;; Hash-table benchmark, Chez Scheme version (make-eqv-hashtable, make-hashtable string-hash string=?).
+(define (fixnums n)
+  (let ((t (make-eqv-hashtable)))
+    (let loop ((i 0)) (if (< i n) (begin (hashtable-set! t i i) (loop (+ i 1)))))
+    (let loop ((i 0) (s 0)) (if (< i n) (loop (+ i 1) (+ s (hashtable-ref t i 0))) s))))
+(define (strings keys)
+  (let ((t (make-hashtable string-hash string=?)) (n (vector-length keys)))
+    (let loop ((i 0)) (if (< i n) (begin (hashtable-set! t (vector-ref keys i) i) (loop (+ i 1)))))
+    (let loop ((i 0) (s 0)) (if (< i n) (loop (+ i 1) (+ s (hashtable-ref t (vector-ref keys i) 0))) s))))
+(define (keys n) (let ((v (make-vector n))) (let loop ((i 0)) (if (< i n) (begin (vector-set! v i (string-append "key-" (number->string i))) (loop (+ i 1))) v))))
+(display (let ((k (keys 100000))) (let loop ((r 0) (s 0)) (if (< r 10) (loop (+ r 1) (+ s (strings k))) s))))
+(newline)

@@ -1,0 +1,12 @@
+;; Hash-table benchmark, Guile version (native make-hash-table, hashv-set!/hashv-ref, hash-set!/hash-ref).
+(define (fixnums n)
+  (let ((t (make-hash-table)))
+    (let loop ((i 0)) (if (< i n) (begin (hashv-set! t i i) (loop (+ i 1)))))
+    (let loop ((i 0) (s 0)) (if (< i n) (loop (+ i 1) (+ s (hashv-ref t i 0))) s))))
+(define (strings keys)
+  (let ((t (make-hash-table)) (n (vector-length keys)))
+    (let loop ((i 0)) (if (< i n) (begin (hash-set! t (vector-ref keys i) i) (loop (+ i 1)))))
+    (let loop ((i 0) (s 0)) (if (< i n) (loop (+ i 1) (+ s (hash-ref t (vector-ref keys i) 0))) s))))
+(define (keys n) (let ((v (make-vector n))) (let loop ((i 0)) (if (< i n) (begin (vector-set! v i (string-append "key-" (number->string i))) (loop (+ i 1))) v))))
+(display (+ (fixnums 1000000) (fixnums 1000000)))
+(newline)

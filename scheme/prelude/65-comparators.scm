@@ -1,0 +1,254 @@
+;;; 65-comparators.scm — SRFI 128 comparators (exported by (srfi 128) and (scheme comparator)).
+;;;
+;;; A comparator bundles a type test, an equality predicate, an ordering predicate (a strict
+;;; less-than, or #f) and a hash function (or #f). Hash tables (70-hash-tables.scm) take their
+;;; equality and hash from one. The hash functions are the C++ ones (builtins/hashtables.cpp), so
+;;; a hash table made from a standard comparator uses its fast built-in hashing.
+;;;
+;;; The default comparator orders values of different types as SRFI 128 lists them: the empty
+;;; list, pairs, booleans, characters, strings, symbols, numbers, vectors, bytevectors, then
+;;; types registered with comparator-register-default! in registration order; within a type,
+;;; in the natural order (pairs and vectors lexicographically, shorter vectors first; complex
+;;; numbers by real part then imaginary part).
+;;;
+;;; Internal helpers (prefix %): %comparator %comparator-default-rank %default<? ...
+
+(define-record-type comparator
+  (%make-comparator type-test equality ordering hash)
+  comparator?
+  (type-test comparator-type-test-predicate)
+  (equality comparator-equality-predicate)
+  (ordering %comparator-ordering)
+  (hash %comparator-hash))
+
+(define (make-comparator type-test equality ordering hash)
+  (%make-comparator
+   (if (eq? type-test #t) (lambda (x) #t) type-test)
+   (if (eq? equality #t)
+       (lambda (a b) (and (not (ordering a b)) (not (ordering b a))))
+       equality)
+   ordering
+   hash))
+
+(define (comparator-ordered? c) (if (%comparator-ordering c) #t #f))
+(define (comparator-hashable? c) (if (%comparator-hash c) #t #f))
+
+(define (comparator-ordering-predicate c)
+  (or (%comparator-ordering c)
+      (lambda (a b) (error "comparator: the comparator has no ordering predicate" c))))
+(define (comparator-hash-function c)
+  (or (%comparator-hash c)
+      (lambda (x) (error "comparator: the comparator has no hash function" c))))
+
+(define (comparator-test-type c x) ((comparator-type-test-predicate c) x))
+(define (comparator-check-type c x)
+  (if ((comparator-type-test-predicate c) x)
+      #t
+      (error "comparator-check-type: value of the wrong type" x)))
+(define (comparator-hash c x) ((comparator-hash-function c) x))
+
+;; ---- hash functions -----------------------------------------------------------------------
+(define (boolean-hash b . bound) (if b 1 0))
+(define (char-hash c . bound) (apply eqv-hash c bound))
+(define (char-ci-hash c . bound) (apply eqv-hash (char-foldcase c) bound))
+;; Consistent with =: numbers that are = have the same floor of their real part.
+(define (number-hash n . bound)
+  (let ((r (if (real? n) n (real-part n))))
+    (apply equal-hash
+           (cond ((exact? r) (floor r))
+                 ((or (nan? r) (infinite? r)) 0)
+                 (else (exact (floor r))))
+           bound)))
+(define default-hash equal-hash)
+
+(define-syntax hash-bound (syntax-rules () ((_) 2305843009213693951)))
+(define %hash-salt 0)
+(define-syntax hash-salt (syntax-rules () ((_) %hash-salt)))
+
+;; ---- comparison ---------------------------------------------------------------------------
+(define (%chain who test c args)
+  (let loop ((a (car args)) (rest (cdr args)))
+    (cond ((null? rest) #t)
+          ((test c a (car rest)) (loop (car rest) (cdr rest)))
+          (else #f))))
+
+(define (=? c a b . rest)
+  (if (null? rest)
+      ((comparator-equality-predicate c) a b)
+      (%chain "=?" (lambda (c a b) ((comparator-equality-predicate c) a b)) c (cons a (cons b rest)))))
+(define (<? c a b . rest)
+  (if (null? rest)
+      ((comparator-ordering-predicate c) a b)
+      (%chain "<?" (lambda (c a b) ((comparator-ordering-predicate c) a b)) c (cons a (cons b rest)))))
+(define (>? c a b . rest)
+  (if (null? rest)
+      ((comparator-ordering-predicate c) b a)
+      (%chain ">?" (lambda (c a b) ((comparator-ordering-predicate c) b a)) c (cons a (cons b rest)))))
+(define (<=? c a b . rest)
+  (define (le c a b) (not ((comparator-ordering-predicate c) b a)))
+  (if (null? rest) (le c a b) (%chain "<=?" le c (cons a (cons b rest)))))
+(define (>=? c a b . rest)
+  (define (ge c a b) (not ((comparator-ordering-predicate c) a b)))
+  (if (null? rest) (ge c a b) (%chain ">=?" ge c (cons a (cons b rest)))))
+
+;; (comparator-if<=> [c] a b less equal greater)
+(define-syntax comparator-if<=>
+  (syntax-rules ()
+    ((_ a b less equal greater)
+     (comparator-if<=> (make-default-comparator) a b less equal greater))
+    ((_ c a b less equal greater)
+     (let ((cmp c) (x a) (y b))
+       (cond (((comparator-equality-predicate cmp) x y) equal)
+             (((comparator-ordering-predicate cmp) x y) less)
+             (else greater))))))
+
+;; ---- the default comparator ----------------------------------------------------------------
+(define %registered-comparators '())  ; newest first
+
+(define (comparator-register-default! c)
+  (set! %registered-comparators (cons c %registered-comparators)))
+
+(define (%registered-index x)
+  (let loop ((cs (reverse %registered-comparators)) (i 0))
+    (cond ((null? cs) #f)
+          (((comparator-type-test-predicate (car cs)) x) i)
+          (else (loop (cdr cs) (+ i 1))))))
+
+(define (%registered-comparator x)
+  (let loop ((cs (reverse %registered-comparators)))
+    (cond ((null? cs) #f)
+          (((comparator-type-test-predicate (car cs)) x) (car cs))
+          (else (loop (cdr cs))))))
+
+(define (%default-rank x)
+  (cond ((null? x) 0) ((pair? x) 1) ((boolean? x) 2) ((char? x) 3) ((string? x) 4)
+        ((symbol? x) 5) ((number? x) 6) ((vector? x) 7) ((bytevector? x) 8)
+        ((%registered-index x) => (lambda (i) (+ 9 i)))
+        (else (error "default comparator: no ordering for" x))))
+
+(define (%number<? a b)
+  (if (and (real? a) (real? b))
+      (< a b)
+      (or (< (real-part a) (real-part b))
+          (and (= (real-part a) (real-part b)) (< (imag-part a) (imag-part b))))))
+
+(define (%default<? a b)
+  (let ((ra (%default-rank a)) (rb (%default-rank b)))
+    (cond ((< ra rb) #t)
+          ((> ra rb) #f)
+          (else
+           (case ra
+             ((0) #f)
+             ((1) (or (%default<? (car a) (car b))
+                      (and (%default=? (car a) (car b)) (%default<? (cdr a) (cdr b)))))
+             ((2) (and (not a) b))
+             ((3) (char<? a b))
+             ((4) (string<? a b))
+             ((5) (string<? (symbol->string a) (symbol->string b)))
+             ((6) (%number<? a b))
+             ((7) (%sequence<? vector-length vector-ref %default<? %default=? a b))
+             ((8) (%sequence<? bytevector-length bytevector-u8-ref < = a b))
+             (else ((comparator-ordering-predicate (%registered-comparator a)) a b)))))))
+
+(define (%default=? a b)
+  (let ((c (and (not (null? %registered-comparators))
+                (not (or (null? a) (pair? a) (boolean? a) (char? a) (string? a) (symbol? a)
+                         (number? a) (vector? a) (bytevector? a)))
+                (%registered-comparator a))))
+    (if c
+        (and ((comparator-type-test-predicate c) b) ((comparator-equality-predicate c) a b))
+        (equal? a b))))
+
+;; Shorter sequences first, then element by element.
+(define (%sequence<? len ref less? same? a b)
+  (let ((la (len a)) (lb (len b)))
+    (cond ((< la lb) #t)
+          ((> la lb) #f)
+          (else (let loop ((i 0))
+                  (cond ((= i la) #f)
+                        ((less? (ref a i) (ref b i)) #t)
+                        ((same? (ref a i) (ref b i)) (loop (+ i 1)))
+                        (else #f)))))))
+
+(define (%default-hash x . bound)
+  (let ((c (and (not (null? %registered-comparators)) (%registered-comparator x))))
+    (if c ((comparator-hash-function c) x) (apply equal-hash x bound))))
+
+(define %the-default-comparator
+  (%make-comparator (lambda (x) #t) equal? %default<? equal-hash))
+
+(define (make-default-comparator)
+  (if (null? %registered-comparators)
+      %the-default-comparator
+      (%make-comparator (lambda (x) #t) %default=? %default<? %default-hash)))
+
+(define (make-eq-comparator) (%make-comparator (lambda (x) #t) eq? %default<? default-hash))
+(define (make-eqv-comparator) (%make-comparator (lambda (x) #t) eqv? %default<? default-hash))
+(define (make-equal-comparator) (%make-comparator (lambda (x) #t) equal? %default<? default-hash))
+
+;; ---- compound comparators -----------------------------------------------------------------
+(define (make-pair-comparator ca cd)
+  (make-comparator
+   (lambda (x) (and (pair? x) (comparator-test-type ca (car x)) (comparator-test-type cd (cdr x))))
+   (lambda (a b) (and (=? ca (car a) (car b)) (=? cd (cdr a) (cdr b))))
+   (lambda (a b) (or (<? ca (car a) (car b))
+                     (and (=? ca (car a) (car b)) (<? cd (cdr a) (cdr b)))))
+   (lambda (x . bound) (+ (* 31 (comparator-hash ca (car x))) (comparator-hash cd (cdr x))))))
+
+(define (make-list-comparator ce type-test empty? head tail)
+  (define (all-ok? x)
+    (let loop ((x x))
+      (cond ((empty? x) #t)
+            ((comparator-test-type ce (head x)) (loop (tail x)))
+            (else #f))))
+  (make-comparator
+   (lambda (x) (and (type-test x) (all-ok? x)))
+   (lambda (a b)
+     (let loop ((a a) (b b))
+       (cond ((empty? a) (empty? b))
+             ((empty? b) #f)
+             ((=? ce (head a) (head b)) (loop (tail a) (tail b)))
+             (else #f))))
+   (lambda (a b)
+     (let loop ((a a) (b b))
+       (cond ((empty? a) (not (empty? b)))
+             ((empty? b) #f)
+             ((<? ce (head a) (head b)) #t)
+             ((=? ce (head a) (head b)) (loop (tail a) (tail b)))
+             (else #f))))
+   (lambda (x . bound)
+     (let loop ((x x) (h 17))
+       (if (empty? x)
+           h
+           (loop (tail x) (modulo (+ (* h 31) (comparator-hash ce (head x))) 2305843009213693951)))))))
+
+(define (make-vector-comparator ce type-test len ref)
+  (make-comparator
+   (lambda (x)
+     (and (type-test x)
+          (let loop ((i 0))
+            (or (= i (len x)) (and (comparator-test-type ce (ref x i)) (loop (+ i 1)))))))
+   (lambda (a b)
+     (and (= (len a) (len b))
+          (let loop ((i 0))
+            (or (= i (len a)) (and (=? ce (ref a i) (ref b i)) (loop (+ i 1)))))))
+   (lambda (a b)
+     (%sequence<? len ref (lambda (x y) (<? ce x y)) (lambda (x y) (=? ce x y)) a b))
+   (lambda (x . bound)
+     (let loop ((i 0) (h (len x)))
+       (if (= i (len x))
+           h
+           (loop (+ i 1) (modulo (+ (* h 31) (comparator-hash ce (ref x i))) 2305843009213693951)))))))
+
+;; Comparators for common types (SRFI 114/128 style; (srfi 128) exports the SRFI's own names only).
+(define boolean-comparator
+  (make-comparator boolean? eq? (lambda (a b) (and (not a) b)) boolean-hash))
+(define char-comparator (make-comparator char? char=? char<? char-hash))
+(define char-ci-comparator (make-comparator char? char-ci=? char-ci<? char-ci-hash))
+(define string-comparator (make-comparator string? string=? string<? string-hash))
+(define string-ci-comparator (make-comparator string? string-ci=? string-ci<? string-ci-hash))
+(define symbol-comparator
+  (make-comparator symbol? eq? (lambda (a b) (string<? (symbol->string a) (symbol->string b)))
+                   symbol-hash))
+(define real-comparator (make-comparator real? = < number-hash))
+(define number-comparator (make-comparator number? = %number<? number-hash))
