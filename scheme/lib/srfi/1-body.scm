@@ -1,0 +1,286 @@
+;;; 1-body.scm — the SRFI 1 procedures the core does not have (included by srfi/1.sld).
+
+(define (%srfi1-error who msg . irritants)
+  (apply error (string-append who ": " msg) irritants))
+
+(define (%check-index who k)
+  (if (not (and (exact-integer? k) (>= k 0)))
+      (%srfi1-error who "expected a non-negative exact integer, got" k)))
+
+;; ---- constructors -----------------------------------------------------------------------------
+(define (xcons d a) (cons a d))
+
+(define (circular-list x . rest)
+  (let ((l (cons x rest)))
+    (set-cdr! (last-pair l) l)
+    l))
+
+;; ---- predicates -------------------------------------------------------------------------------
+;; Floyd's tortoise and hare: the kind of ending a chain of pairs has.
+(define (%list-shape x)  ; 'proper 'dotted 'circular
+  (let loop ((slow x) (fast x))
+    (cond ((null? fast) 'proper)
+          ((not (pair? fast)) 'dotted)
+          ((null? (cdr fast)) 'proper)
+          ((not (pair? (cdr fast))) 'dotted)
+          (else (let ((fast (cddr fast)) (slow (cdr slow)))
+                  (if (eq? fast slow) 'circular (loop slow fast)))))))
+
+(define (proper-list? x) (eq? (%list-shape x) 'proper))
+(define (circular-list? x) (eq? (%list-shape x) 'circular))
+(define (dotted-list? x) (eq? (%list-shape x) 'dotted))
+(define (not-pair? x) (not (pair? x)))
+
+(define (null-list? l)
+  (cond ((pair? l) #f)
+        ((null? l) #t)
+        (else (%srfi1-error "null-list?" "expected a proper or circular list, got" l))))
+
+;; (list= elt= list ...): pairwise comparison of adjacent lists.
+(define (list= elt= . lists)
+  (define (two a b)
+    (cond ((eq? a b) #t)
+          ((null? a) (null? b))
+          ((null? b) #f)
+          (else (and (elt= (car a) (car b)) (two (cdr a) (cdr b))))))
+  (let loop ((ls lists))
+    (or (null? ls) (null? (cdr ls))
+        (and (two (car ls) (cadr ls)) (loop (cdr ls))))))
+
+;; ---- selectors --------------------------------------------------------------------------------
+(define (first l) (car l))
+(define (second l) (cadr l))
+(define (third l) (caddr l))
+(define (fourth l) (cadddr l))
+(define (fifth l) (car (cddddr l)))
+(define (sixth l) (cadr (cddddr l)))
+(define (seventh l) (caddr (cddddr l)))
+(define (eighth l) (cadddr (cddddr l)))
+(define (ninth l) (car (cddddr (cddddr l))))
+(define (tenth l) (cadr (cddddr (cddddr l))))
+
+(define (car+cdr p) (values (car p) (cdr p)))
+
+;; The last k pairs of l (l may be dotted).
+(define (take-right l k)
+  (%check-index "take-right" k)
+  (let loop ((lead (drop l k)) (lag l))
+    (if (pair? lead) (loop (cdr lead) (cdr lag)) lag)))
+
+(define (drop-right l k)
+  (%check-index "drop-right" k)
+  (let loop ((lead (drop l k)) (lag l) (acc '()))
+    (if (pair? lead)
+        (loop (cdr lead) (cdr lag) (cons (car lag) acc))
+        (reverse acc))))
+
+(define (take! l k) (take l k))
+(define (drop-right! l k) (drop-right l k))
+
+(define (split-at l k)
+  (%check-index "split-at" k)
+  (let loop ((p l) (i k) (acc '()))
+    (cond ((= i 0) (values (reverse acc) p))
+          ((pair? p) (loop (cdr p) (- i 1) (cons (car p) acc)))
+          (else (%srfi1-error "split-at" "list too short" l k)))))
+(define (split-at! l k) (split-at l k))
+
+;; ---- miscellaneous ----------------------------------------------------------------------------
+;; The length of a proper (or dotted) list, #f for a circular one.
+(define (length+ x)
+  (let loop ((slow x) (fast x) (n 0))
+    (cond ((not (pair? fast)) n)
+          ((not (pair? (cdr fast))) (+ n 1))
+          (else (let ((fast (cddr fast)) (slow (cdr slow)))
+                  (if (eq? fast slow) #f (loop slow fast (+ n 2))))))))
+
+(define (concatenate lists) (apply append lists))
+
+(define (reverse! l)
+  (let loop ((p l) (acc '()))
+    (if (pair? p)
+        (let ((next (cdr p))) (set-cdr! p acc) (loop next p))
+        acc)))
+
+(define (append! . lists)
+  ;; The last pair of each non-empty list is linked to the next non-empty list.
+  (let skip ((ls lists))
+    (cond ((null? ls) '())
+          ((null? (cdr ls)) (car ls))
+          ((null? (car ls)) (skip (cdr ls)))
+          (else
+           (let ((result (car ls)))
+             (let loop ((tail (last-pair (car ls))) (rest (cdr ls)))
+               (cond ((null? rest) result)
+                     ((null? (cdr rest)) (set-cdr! tail (car rest)) result)
+                     ((null? (car rest)) (loop tail (cdr rest)))
+                     (else (set-cdr! tail (car rest)) (loop (last-pair (car rest)) (cdr rest))))))))))
+
+(define (concatenate! lists) (apply append! lists))
+
+(define (append-reverse rev-head tail)
+  (let loop ((p rev-head) (acc tail))
+    (if (pair? p) (loop (cdr p) (cons (car p) acc)) acc)))
+
+(define (append-reverse! rev-head tail)
+  (let loop ((p rev-head) (acc tail))
+    (if (pair? p)
+        (let ((next (cdr p))) (set-cdr! p acc) (loop next p))
+        acc)))
+
+(define (zip l . ls) (apply map list l ls))
+
+(define (unzip1 l) (map car l))
+(define (unzip2 l) (values (map car l) (map cadr l)))
+(define (unzip3 l) (values (map car l) (map cadr l) (map caddr l)))
+(define (unzip4 l) (values (map car l) (map cadr l) (map caddr l) (map cadddr l)))
+(define (unzip5 l) (values (map car l) (map cadr l) (map caddr l) (map cadddr l) (map fifth l)))
+
+;; ---- fold, unfold, map ------------------------------------------------------------------------
+;; (unfold stop? mapper successor seed [tail-gen])
+(define (unfold stop? mapper successor seed . tail-gen)
+  (let loop ((seed seed) (acc '()))
+    (if (stop? seed)
+        (append-reverse! acc (if (pair? tail-gen) ((car tail-gen) seed) '()))
+        (loop (successor seed) (cons (mapper seed) acc)))))
+
+;; (unfold-right stop? mapper successor seed [tail])
+(define (unfold-right stop? mapper successor seed . tail)
+  (let loop ((seed seed) (acc (if (pair? tail) (car tail) '())))
+    (if (stop? seed)
+        acc
+        (loop (successor seed) (cons (mapper seed) acc)))))
+
+;; The lists of the argument lists, or #f once one has ended.
+(define (%tails lists)
+  (let loop ((ls lists))
+    (cond ((null? ls) #t)
+          ((pair? (car ls)) (loop (cdr ls)))
+          (else #f))))
+
+(define (pair-fold kons knil l . ls)
+  (if (null? ls)
+      (let loop ((p l) (acc knil))
+        (if (pair? p)
+            (let ((next (cdr p))) (loop next (kons p acc)))
+            acc))
+      (let loop ((ps (cons l ls)) (acc knil))
+        (if (%tails ps)
+            (let ((next (map cdr ps))) (loop next (apply kons (append ps (list acc)))))
+            acc))))
+
+(define (pair-fold-right kons knil l . ls)
+  (if (null? ls)
+      (let loop ((p l) (pairs '()))
+        (if (pair? p)
+            (loop (cdr p) (cons p pairs))
+            (fold kons knil pairs)))
+      (let loop ((ps (cons l ls)) (rows '()))
+        (if (%tails ps)
+            (loop (map cdr ps) (cons ps rows))
+            (fold (lambda (row acc) (apply kons (append row (list acc)))) knil rows)))))
+
+;; (reduce-right f ridentity l): (f x1 (f x2 ... (f xn-1 xn))).
+(define (reduce-right f ridentity l)
+  (if (null? l)
+      ridentity
+      (let ((r (reverse l)))
+        (fold (lambda (x acc) (f x acc)) (car r) (cdr r)))))
+
+(define (append-map! f l . ls) (apply append-map f l ls))
+
+(define (pair-for-each f l . ls)
+  (if (null? ls)
+      (let loop ((p l))
+        (if (pair? p) (let ((next (cdr p))) (f p) (loop next))))
+      (let loop ((ps (cons l ls)))
+        (if (%tails ps) (let ((next (map cdr ps))) (apply f ps) (loop next))))))
+
+;; map calls f left to right already.
+(define (map-in-order f l . ls) (apply map f l ls))
+(define (map! f l . ls) (apply map f l ls))
+
+;; ---- filtering ----------------------------------------------------------------------------------
+(define (filter! pred l) (filter pred l))
+(define (partition! pred l) (partition pred l))
+(define (remove! pred l) (remove pred l))
+
+;; ---- searching ----------------------------------------------------------------------------------
+(define (take-while! pred l) (take-while pred l))
+
+(define (span pred l)
+  (let loop ((p l) (acc '()))
+    (if (and (pair? p) (pred (car p)))
+        (loop (cdr p) (cons (car p) acc))
+        (values (reverse acc) p))))
+(define (break pred l) (span (lambda (x) (not (pred x))) l))
+(define (span! pred l) (span pred l))
+(define (break! pred l) (break pred l))
+
+;; ---- deleting -----------------------------------------------------------------------------------
+(define (delete! x l . same) (apply delete x l same))
+(define (delete-duplicates! l . same) (apply delete-duplicates l same))
+
+;; ---- association lists --------------------------------------------------------------------------
+(define (alist-cons k v alist) (cons (cons k v) alist))
+(define (alist-copy alist) (map (lambda (p) (cons (car p) (cdr p))) alist))
+;; (alist-delete key alist [=]): = is called as (= key entry-key).
+(define (alist-delete key alist . same)
+  (let ((same? (if (pair? same) (car same) equal?)))
+    (remove (lambda (p) (same? key (car p))) alist)))
+(define (alist-delete! key alist . same) (apply alist-delete key alist same))
+
+;; ---- lists as sets ------------------------------------------------------------------------------
+;; Membership with the SRFI's argument order: (= list-element x).
+(define (%lset-member? = x l)
+  (let loop ((l l))
+    (and (pair? l) (or (= (car l) x) (loop (cdr l))))))
+
+(define (lset<= = . lists)
+  (let loop ((ls lists))
+    (or (null? ls) (null? (cdr ls))
+        (and (every (lambda (x) (%lset-member? = x (cadr ls))) (car ls))
+             (loop (cdr ls))))))
+
+(define (lset= = . lists)
+  (let loop ((ls lists))
+    (or (null? ls) (null? (cdr ls))
+        (and (every (lambda (x) (%lset-member? = x (cadr ls))) (car ls))
+             (every (lambda (x) (%lset-member? = x (car ls))) (cadr ls))
+             (loop (cdr ls))))))
+
+(define (lset-adjoin = l . xs)
+  (fold (lambda (x acc) (if (%lset-member? = x acc) acc (cons x acc))) l xs))
+
+(define (lset-union = . lists)
+  (cond ((null? lists) '())
+        (else
+         (fold (lambda (l acc)
+                 (cond ((null? l) acc)
+                       ((null? acc) l)
+                       ((eq? l acc) acc)
+                       (else (fold (lambda (x acc) (if (%lset-member? = x acc) acc (cons x acc)))
+                                   acc l))))
+               (car lists) (cdr lists)))))
+
+(define (lset-intersection = l . lists)
+  (filter (lambda (x) (every (lambda (other) (%lset-member? = x other)) lists)) l))
+
+(define (lset-difference = l . lists)
+  (filter (lambda (x) (not (any (lambda (other) (%lset-member? = x other)) lists))) l))
+
+(define (lset-xor = . lists)
+  (fold (lambda (b a)
+          (let ((a-b (lset-difference = a b))
+                (b-a (lset-difference = b a)))
+            (append b-a a-b)))
+        '() lists))
+
+(define (lset-diff+intersection = l . lists)
+  (partition (lambda (x) (not (any (lambda (other) (%lset-member? = x other)) lists))) l))
+
+(define (lset-union! = . lists) (apply lset-union = lists))
+(define (lset-intersection! = l . lists) (apply lset-intersection = l lists))
+(define (lset-difference! = l . lists) (apply lset-difference = l lists))
+(define (lset-xor! = . lists) (apply lset-xor = lists))
+(define (lset-diff+intersection! = l . lists) (apply lset-diff+intersection = l lists))
