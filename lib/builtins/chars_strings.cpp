@@ -8,9 +8,11 @@
 //   - char-whitespace? is the Unicode White_Space property (glibc omits no-break spaces);
 //   - char-foldcase is simple case folding: lower(upper(c)), except dotless/dotted i (kept) and
 //     Cherokee (folds to the uppercase letters).
-// String case conversion is per character except: ß upcases to "SS" and folds to "ss" (as does
-// ẞ), and string-downcase turns Σ into final ς at the end of a word. Other multi-character
-// mappings (ligatures, ŉ, ...) are not applied.
+// String case conversion applies Unicode's unconditional special casing (SpecialCasing.txt):
+// ß upcases to "SS", ǰ to "J̌", ﬁ to "FI", ᾳ to "ΑΙ" ...; İ downcases to "i̇"; string-foldcase
+// folds those in full (CaseFolding.txt's F entries: ß and ẞ to "ss", ﬁ to "fi", ...); and
+// string-downcase turns Σ into final ς at the end of a word. char-upcase and friends stay simple
+// (one character in, one out), as R7RS says.
 // utf8->string replaces each invalid UTF-8 sequence by U+FFFD.
 #include <locale.h>
 #include <wctype.h>
@@ -106,10 +108,72 @@ char32_t foldcase(char32_t c) {
   return downcase(upcase(c));
 }
 
-// Full folding of one character into `out` (ß and ẞ become "ss").
+// ---- Unicode special casing (SpecialCasing.txt, unconditional mappings) ----------------------
+// The characters whose uppercase is several characters, with that expansion. Their full case
+// folding is the simple folding of each character of it (CaseFolding.txt's F entries agree).
+struct SpecialUpper {
+  char32_t c;
+  char32_t to[3];  // 0-terminated when shorter
+};
+constexpr SpecialUpper kSpecialUpper[] = {
+    {0x0149, {0x02BC, 0x004E}}, {0x01F0, {0x004A, 0x030C}}, {0x0390, {0x0399, 0x0308, 0x0301}},
+    {0x03B0, {0x03A5, 0x0308, 0x0301}}, {0x0587, {0x0535, 0x0552}}, {0x1E96, {0x0048, 0x0331}},
+    {0x1E97, {0x0054, 0x0308}}, {0x1E98, {0x0057, 0x030A}}, {0x1E99, {0x0059, 0x030A}},
+    {0x1E9A, {0x0041, 0x02BE}}, {0x1F50, {0x03A5, 0x0313}}, {0x1F52, {0x03A5, 0x0313, 0x0300}},
+    {0x1F54, {0x03A5, 0x0313, 0x0301}}, {0x1F56, {0x03A5, 0x0313, 0x0342}},
+    {0x1FB2, {0x1FBA, 0x0399}}, {0x1FB3, {0x0391, 0x0399}}, {0x1FB4, {0x0386, 0x0399}},
+    {0x1FB6, {0x0391, 0x0342}}, {0x1FB7, {0x0391, 0x0342, 0x0399}}, {0x1FBC, {0x0391, 0x0399}},
+    {0x1FC2, {0x1FCA, 0x0399}}, {0x1FC3, {0x0397, 0x0399}}, {0x1FC4, {0x0389, 0x0399}},
+    {0x1FC6, {0x0397, 0x0342}}, {0x1FC7, {0x0397, 0x0342, 0x0399}}, {0x1FCC, {0x0397, 0x0399}},
+    {0x1FD2, {0x0399, 0x0308, 0x0300}}, {0x1FD3, {0x0399, 0x0308, 0x0301}},
+    {0x1FD6, {0x0399, 0x0342}}, {0x1FD7, {0x0399, 0x0308, 0x0342}},
+    {0x1FE2, {0x03A5, 0x0308, 0x0300}}, {0x1FE3, {0x03A5, 0x0308, 0x0301}},
+    {0x1FE4, {0x03A1, 0x0313}}, {0x1FE6, {0x03A5, 0x0342}}, {0x1FE7, {0x03A5, 0x0308, 0x0342}},
+    {0x1FF2, {0x1FFA, 0x0399}}, {0x1FF3, {0x03A9, 0x0399}}, {0x1FF4, {0x038F, 0x0399}},
+    {0x1FF6, {0x03A9, 0x0342}}, {0x1FF7, {0x03A9, 0x0342, 0x0399}}, {0x1FFC, {0x03A9, 0x0399}},
+    {0xFB00, {0x0046, 0x0046}}, {0xFB01, {0x0046, 0x0049}}, {0xFB02, {0x0046, 0x004C}},
+    {0xFB03, {0x0046, 0x0046, 0x0049}}, {0xFB04, {0x0046, 0x0046, 0x004C}},
+    {0xFB05, {0x0053, 0x0054}}, {0xFB06, {0x0053, 0x0054}}, {0xFB13, {0x0544, 0x0546}},
+    {0xFB14, {0x0544, 0x0535}}, {0xFB15, {0x0544, 0x053B}}, {0xFB16, {0x054E, 0x0546}},
+    {0xFB17, {0x0544, 0x053D}},
+};
+
+// Appends c's full uppercase when it has several characters; false when it has not.
+bool special_upcase_into(std::u32string& out, char32_t c) {
+  if (c == 0xDF) {
+    out += U"SS";
+    return true;
+  }
+  // Greek with ypogegrammeni / prosgegrammeni, 1F80-1FAF: capital (with its breathing) + Ι.
+  if (c >= 0x1F80 && c <= 0x1FAF) {
+    static constexpr char32_t kBase[3] = {0x1F08, 0x1F28, 0x1F68};
+    out += kBase[(c - 0x1F80) / 16] + (c & 7);
+    out += 0x0399;
+    return true;
+  }
+  const SpecialUpper* end = kSpecialUpper + sizeof kSpecialUpper / sizeof kSpecialUpper[0];
+  const SpecialUpper* e = std::lower_bound(kSpecialUpper, end, c,
+                                           [](const SpecialUpper& x, char32_t k) { return x.c < k; });
+  if (e == end || e->c != c) return false;
+  for (char32_t t : e->to)
+    if (t) out += t;
+  return true;
+}
+
+// Full folding of one character into `out`: ß and ẞ become "ss", İ "i̇", and the characters with
+// a multi-character uppercase the simple folding of its characters (ǰ, ﬁ, ᾳ, ...).
 void foldcase_into(std::u32string& out, char32_t c) {
   if (c == 0xDF || c == 0x1E9E) {
     out += U"ss";
+    return;
+  }
+  if (c == 0x130) {
+    out += U"i\u0307";
+    return;
+  }
+  std::u32string up;
+  if (c >= 0x80 && special_upcase_into(up, c)) {
+    for (char32_t u : up) out += foldcase(u);
     return;
   }
   out += foldcase(c);
@@ -379,14 +443,16 @@ Value p_string_cmp(Vm&, Primitive* self, int argc, Value* argv) {
 }
 
 // ---- case conversion -------------------------------------------------------------------------
+// (string-upcase s [start end]) and string-downcase: SRFI 13's optional range.
 QUASI_PRIM(p_string_upcase) {
   String* s = check_string("string-upcase", argv[0]);
+  int64_t start, end;
+  get_range("string-upcase", argc, argv, 1, s->length(), start, end);
   std::u32string out;
-  out.reserve(s->length());
-  for (int64_t i = 0; i < s->length(); i++) {
+  out.reserve(end - start);
+  for (int64_t i = start; i < end; i++) {
     char32_t c = s->chars()[i];
-    if (c == 0xDF) out += U"SS";
-    else out += upcase(c);
+    if (c < 0xDF || !special_upcase_into(out, c)) out += upcase(c);
   }
   return new_string(out);
 }
@@ -394,18 +460,22 @@ QUASI_PRIM(p_string_upcase) {
 // Σ becomes final ς when it follows a letter and no letter follows it.
 QUASI_PRIM(p_string_downcase) {
   String* s = check_string("string-downcase", argv[0]);
-  int64_t n = s->length();
-  const uint32_t* c = s->chars();
-  Value r = make_string(n, 0);
-  uint32_t* out = r.as<String>()->chars();
+  int64_t start, end;
+  get_range("string-downcase", argc, argv, 1, s->length(), start, end);
+  int64_t n = end - start;
+  const uint32_t* c = s->chars() + start;
+  std::u32string out;
+  out.reserve(n);
   for (int64_t i = 0; i < n; i++) {
     if (c[i] == 0x3A3 && i > 0 && is_alphabetic(c[i - 1]) &&
         !(i + 1 < n && is_alphabetic(c[i + 1])))
-      out[i] = 0x3C2;
+      out += 0x3C2;
+    else if (c[i] == 0x130)
+      out += U"i\u0307";  // İ: SpecialCasing's unconditional lowercase
     else
-      out[i] = downcase(c[i]);
+      out += downcase(c[i]);
   }
-  return r;
+  return new_string(out);
 }
 
 QUASI_PRIM(p_string_foldcase) {
@@ -515,8 +585,8 @@ const PrimDef kCharStringPrims[] = {
     {"string-ci>?", p_string_cmp<Cmp::Gt, true>, 1, -1, kPureFoldRaise},
     {"string-ci<=?", p_string_cmp<Cmp::Le, true>, 1, -1, kPureFoldRaise},
     {"string-ci>=?", p_string_cmp<Cmp::Ge, true>, 1, -1, kPureFoldRaise},
-    {"string-upcase", p_string_upcase, 1, 1, kAllocRaise},
-    {"string-downcase", p_string_downcase, 1, 1, kAllocRaise},
+    {"string-upcase", p_string_upcase, 1, 3, kAllocRaise},
+    {"string-downcase", p_string_downcase, 1, 3, kAllocRaise},
     {"string-foldcase", p_string_foldcase, 1, 1, kAllocRaise},
     {"string->utf8", p_string_to_utf8, 1, 3, kAllocRaise},
     {"utf8->string", p_utf8_to_string, 1, 3, kAllocRaise},

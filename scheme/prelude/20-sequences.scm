@@ -2,7 +2,8 @@
 ;;;
 ;;; Provides:
 ;;;   vector-map, vector-for-each     (1 or n vectors; stop at the shortest)
-;;;   string-map, string-for-each     (1 or n strings; stop at the shortest)
+;;;   string-map, string-for-each     (1 or n strings; stop at the shortest; or SRFI 13's
+;;;                                    (proc s start [end]))
 ;;;   string-join                     ((string-join list [delimiter [grammar]]); delimiter
 ;;;                                    defaults to " ", grammar is infix (default),
 ;;;                                    strict-infix, prefix or suffix, as in Guile/SRFI-130)
@@ -92,6 +93,8 @@
                    (cons (%string-map-result "string-map" (f (string-ref s i))) acc))))))
     ((f s1 . more)
      (if (not (procedure? f)) (%bad-proc "string-map" f))
+     (if (and (pair? more) (exact-integer? (car more)))  ; SRFI 13: (string-map f s start [end])
+         (string-map f (apply string-copy s1 more))
      (let* ((ss (cons s1 more))
             (n (%min-length "string-map" "a string" string? string-length ss)))
        (let loop ((i 0) (acc '()))
@@ -101,7 +104,7 @@
                    (cons (%string-map-result
                           "string-map"
                           (apply f (map (lambda (s) (string-ref s i)) ss)))
-                         acc))))))))
+                         acc)))))))))
 
 (define string-for-each
   (case-lambda
@@ -115,12 +118,14 @@
                     (loop (+ i 1)))))))
     ((f s1 . more)
      (if (not (procedure? f)) (%bad-proc "string-for-each" f))
+     (if (and (pair? more) (exact-integer? (car more)))  ; SRFI 13: (string-for-each f s start [end])
+         (string-for-each f (apply string-copy s1 more))
      (let* ((ss (cons s1 more))
             (n (%min-length "string-for-each" "a string" string? string-length ss)))
        (let loop ((i 0))
          (if (< i n)
              (begin (apply f (map (lambda (s) (string-ref s i)) ss))
-                    (loop (+ i 1)))))))))
+                    (loop (+ i 1))))))))))
 
 ;; (string-join '("a" "b" "c") ", ") => "a, b, c"
 (define string-join
