@@ -3,11 +3,11 @@
 ;;; none of this is a conflict, and each library's bindings still work side by side.
 (import (scheme base) (scheme char) (scheme lazy) (scheme case-lambda) (scheme write)
         (scheme process-context) (scheme inexact)
-        (srfi 2) (srfi 8) (srfi 9) (srfi 11) (srfi 14) (srfi 16) (srfi 23) (srfi 26) (srfi 31) (srfi 34)
+        (srfi 2) (srfi 8) (srfi 9) (srfi 11) (srfi 14) (srfi 28) (srfi 48) (srfi 113) (srfi 128) (srfi 16) (srfi 23) (srfi 26) (srfi 31) (srfi 34)
         (srfi 39) (srfi 41) (srfi 87) (srfi 95) (srfi 98) (srfi 111) (srfi 117) (srfi 141)
         (srfi 143) (srfi 158)
         (scheme box) (scheme charset) (scheme stream) (scheme list-queue) (scheme division)
-        (scheme fixnum) (scheme generator))
+        (scheme fixnum) (scheme generator) (scheme set))
 (include "harness.scm")
 
 (test "and-let* with receive" 3
@@ -28,5 +28,8 @@
 (test "case with =>" 2 (case 1 ((1) => (lambda (x) (* 2 x))) (else 0)))
 (test "floor/ from (scheme base) and (srfi 141) is one binding" '(3 1)
       (call-with-values (lambda () (floor/ 7 2)) list))
+
+(test "format and sets" "3 elements"
+      (format "~a elements" (set-size (set (make-default-comparator) 1 2 3 2))))
 
 (test-end)
