@@ -26,7 +26,8 @@ QUASI_PRIM(p_number_p) { return make_bool(is_number(argv[0])); }
 QUASI_PRIM(p_rational_p) { return make_bool(is_rational_value(argv[0])); }
 QUASI_PRIM(p_integer_p) { return make_bool(is_integer_value(argv[0])); }
 QUASI_PRIM(p_exact_integer_p) { return make_bool(is_exact_integer(argv[0])); }
-QUASI_PRIM(p_exact_rational_p) { return make_bool(is_exact(argv[0])); }
+QUASI_PRIM(p_exact_rational_p) { return make_bool(is_exact(argv[0]) && is_real_value(argv[0])); }
+QUASI_PRIM(p_real_p) { return make_bool(is_real_value(argv[0])); }
 QUASI_PRIM(p_exact_p) {
   check_number("exact?", argv[0]);
   return make_bool(is_exact(argv[0]));
@@ -41,11 +42,13 @@ QUASI_PRIM(p_nan_p) {
 }
 QUASI_PRIM(p_infinite_p) {
   check_number("infinite?", argv[0]);
-  return make_bool(is_flonum(argv[0]) && std::isinf(flonum_value(argv[0])));
+  auto inf = [](Value x) { return is_flonum(x) && std::isinf(flonum_value(x)); };
+  return make_bool(inf(num_real_part(argv[0])) || inf(num_imag_part(argv[0])));
 }
 QUASI_PRIM(p_finite_p) {
   check_number("finite?", argv[0]);
-  return make_bool(!is_flonum(argv[0]) || std::isfinite(flonum_value(argv[0])));
+  auto fin = [](Value x) { return !is_flonum(x) || std::isfinite(flonum_value(x)); };
+  return make_bool(fin(num_real_part(argv[0])) && fin(num_imag_part(argv[0])));
 }
 
 // ---- comparisons: every argument is checked, even after the answer is known ----------------
@@ -213,6 +216,13 @@ QUASI_PRIM(p_exact_integer_sqrt) {
   return make_values(2, sr);
 }
 QUASI_PRIM(p_expt) { return num_expt(argv[0], argv[1]); }
+// ---- (scheme complex) ------------------------------------------------------------------------
+QUASI_PRIM(p_make_rectangular) { return num_make_rectangular(argv[0], argv[1]); }
+QUASI_PRIM(p_make_polar) { return num_make_polar(argv[0], argv[1]); }
+QUASI_PRIM(p_real_part) { return num_real_part(argv[0]); }
+QUASI_PRIM(p_imag_part) { return num_imag_part(argv[0]); }
+QUASI_PRIM(p_magnitude) { return num_magnitude(argv[0]); }
+QUASI_PRIM(p_angle) { return num_angle(argv[0]); }
 
 QUASI_PRIM(p_exact) { return num_exact(argv[0], "exact"); }
 QUASI_PRIM(p_inexact) {
@@ -297,8 +307,7 @@ const PrimDef kNumericPrims[] = {
      kFacts.structural(Structure::kTypePred).jit_as(JitRecipe::kNumber)},
     {"complex?", p_number_p, 1, 1, kPureFold,
      kFacts.jit_as(JitRecipe::kNumber)},
-    {"real?", p_number_p, 1, 1, kPureFold,
-     kFacts.jit_as(JitRecipe::kNumber)},
+    {"real?", p_real_p, 1, 1, kPureFold},
     {"rational?", p_rational_p, 1, 1, kPureFold},
     {"integer?", p_integer_p, 1, 1, kPureFold,
      kFacts.structural(Structure::kTypePred)},
@@ -391,6 +400,12 @@ const PrimDef kNumericPrims[] = {
     {"exact-integer-sqrt", p_exact_integer_sqrt, 1, 1, kPureRaise},
     {"expt", p_expt, 2, 2, kPureFoldRaise,
      kFacts.differentiable(&kDExpt)},
+    {"make-rectangular", p_make_rectangular, 2, 2, kPureFoldRaise},
+    {"make-polar", p_make_polar, 2, 2, kPureFoldRaise},
+    {"real-part", p_real_part, 1, 1, kPureFoldRaise},
+    {"imag-part", p_imag_part, 1, 1, kPureFoldRaise},
+    {"magnitude", p_magnitude, 1, 1, kPureFoldRaise},
+    {"angle", p_angle, 1, 1, kPureFoldRaise},
     {"exact", p_exact, 1, 1, kPureFoldRaise,
      kFacts.differentiable(&kDIdentity)},
     {"inexact", p_inexact, 1, 1, kPureFoldRaise,

@@ -16,7 +16,7 @@ namespace quasi {
 namespace {
 
 bool is_heap_number_type(Type t) {
-  return t == Type::Flonum || t == Type::Bignum || t == Type::Ratnum;
+  return t == Type::Flonum || t == Type::Bignum || t == Type::Ratnum || t == Type::Compnum;
 }
 
 bool same_string(Value x, Value y) {
@@ -53,6 +53,7 @@ int compare_leaf(Value x, Value y) {
     case Type::Flonum:
     case Type::Bignum:
     case Type::Ratnum:
+    case Type::Compnum:
       return num_eqv(x, y);
     case Type::Foreign:  // a C++ type's own equality, when the embedding gave one
       return foreign_equal(x.as<Foreign>(), y.as<Foreign>());

@@ -9,6 +9,7 @@
 #include <charconv>
 #include <climits>
 #include <cmath>
+#include <complex>
 #include <cstring>
 #include <memory>
 #include <numeric>
@@ -19,7 +20,7 @@
 namespace quasi {
 namespace {
 
-enum NumKind { kNotNumber = 0, kFix, kBig, kRat, kFlo };
+enum NumKind { kNotNumber = 0, kFix, kBig, kRat, kFlo, kCpx };
 
 inline NumKind kind_of(Value v) {
   if (v.is_fixnum()) return kFix;
@@ -28,6 +29,7 @@ inline NumKind kind_of(Value v) {
     case Type::Flonum: return kFlo;
     case Type::Bignum: return kBig;
     case Type::Ratnum: return kRat;
+    case Type::Compnum: return kCpx;
     default: return kNotNumber;
   }
 }
@@ -37,6 +39,17 @@ inline NumKind check_num(const char* who, Value v) {
   if (k == kNotNumber) type_error(who, "a number", v);
   return k;
 }
+// For the operations defined on real numbers only.
+inline NumKind check_real(const char* who, Value v) {
+  NumKind k = kind_of(v);
+  if (k == kNotNumber || k == kCpx) type_error(who, "a real number", v);
+  return k;
+}
+inline Value cpx_re(Value v) { return v.as<Compnum>()->re; }
+inline Value cpx_im(Value v) { return v.as<Compnum>()->im; }
+inline bool is_exact_zero(Value v) { return v == make_fixnum(0); }
+inline Value re_part(Value v) { return kind_of(v) == kCpx ? cpx_re(v) : v; }
+inline Value im_part(Value v) { return kind_of(v) == kCpx ? cpx_im(v) : make_fixnum(0); }
 
 // Upper bound on the size of exact results that could take very long to compute (expt,
 // arithmetic-shift, #e literals): refused with a 'limit condition.
@@ -244,6 +257,9 @@ void check_exact_integer(const char* who, Value v) {
 
 enum class Op { Add, Sub, Mul };
 
+Value cpx_arith(Op op, Value a, Value b);
+Value cpx_divide(Value a, Value b, const char* who);
+
 Value arith(Op op, Value a, Value b, const char* who) {
   if (a.is_fixnum() && b.is_fixnum()) {
     int64_t x = a.fixnum(), y = b.fixnum(), r;
@@ -260,6 +276,7 @@ Value arith(Op op, Value a, Value b, const char* who) {
     return take_z(z.v);
   }
   NumKind ka = check_num(who, a), kb = check_num(who, b);
+  if (ka == kCpx || kb == kCpx) return cpx_arith(op, a, b);
   if (ka == kFlo || kb == kFlo) {
     double x = to_double(a), y = to_double(b);
     switch (op) {
@@ -290,6 +307,7 @@ Value arith(Op op, Value a, Value b, const char* who) {
 
 Value divide(Value a, Value b, const char* who) {
   NumKind ka = check_num(who, a), kb = check_num(who, b);
+  if (ka == kCpx || kb == kCpx) return cpx_divide(a, b, who);
   if (ka == kFlo || kb == kFlo) return make_flonum(to_double(a) / to_double(b));
   if (b == make_fixnum(0)) divide_by_zero(who);
   if (ka == kFix && kb == kFix) {
@@ -320,6 +338,14 @@ int compare_exact(Value a, Value b, NumKind ka, NumKind kb) {
 int compare(Value a, Value b, const char* who) {
   if (a.is_fixnum() && b.is_fixnum()) return (a.fixnum() > b.fixnum()) - (a.fixnum() < b.fixnum());
   NumKind ka = check_num(who, a), kb = check_num(who, b);
+  if (ka == kCpx || kb == kCpx) {
+    // Only = (and zero?) are defined on non-real numbers: equal parts, else "unordered".
+    if (std::strcmp(who, "=") != 0 && std::strcmp(who, "zero?") != 0)
+      type_error(who, "a real number", ka == kCpx ? a : b);
+    return compare(re_part(a), re_part(b), who) == 0 && compare(im_part(a), im_part(b), who) == 0
+               ? 0
+               : 2;
+  }
   if (ka == kFlo && kb == kFlo) {
     double x = flonum_value(a), y = flonum_value(b);
     if (std::isnan(x) || std::isnan(y)) return 2;
@@ -482,6 +508,72 @@ bool exact_root(Value base, Value e, Value* out) {
   return true;
 }
 
+// ---- complex numbers -----------------------------------------------------------------------
+// Exact complex arithmetic works on the parts with the real operations; inexact transcendental
+// functions go through std::complex<double>, with R7RS's (Common Lisp's) branch cuts.
+
+using Cd = std::complex<double>;
+
+
+Value make_rect(Value re, Value im) {
+  if (is_exact_zero(im)) return re;
+  if (is_flonum(re) != is_flonum(im)) {  // both parts inexact, or both exact
+    re = make_flonum(to_double(re));
+    im = make_flonum(to_double(im));
+  }
+  Compnum* c = gc_alloc_object<Compnum>(Type::Compnum, sizeof(Compnum));
+  c->re = re;
+  c->im = im;
+  return make_ptr(c);
+}
+
+inline Cd to_cd(Value v) {
+  if (kind_of(v) == kCpx) return Cd(to_double(cpx_re(v)), to_double(cpx_im(v)));
+  return Cd(to_double(v), 0.0);
+}
+inline Value from_cd(Cd c) { return make_rect(make_flonum(c.real()), make_flonum(c.imag())); }
+
+Value cpx_arith(Op op, Value a, Value b) {
+  Value ar = re_part(a), ai = im_part(a), br = re_part(b), bi = im_part(b);
+  switch (op) {
+    case Op::Add: return make_rect(num_add(ar, br), num_add(ai, bi));
+    case Op::Sub: return make_rect(num_sub(ar, br), num_sub(ai, bi));
+    case Op::Mul:
+      return make_rect(num_sub(num_mul(ar, br), num_mul(ai, bi)),
+                       num_add(num_mul(ar, bi), num_mul(ai, br)));
+  }
+  return a;
+}
+
+Value cpx_divide(Value a, Value b, const char* who) {
+  if (is_exact(a) && is_exact(b)) {
+    Value ar = re_part(a), ai = im_part(a), br = re_part(b), bi = im_part(b);
+    Value d = num_add(num_mul(br, br), num_mul(bi, bi));
+    if (is_exact_zero(d)) divide_by_zero(who);
+    return make_rect(divide(num_add(num_mul(ar, br), num_mul(ai, bi)), d, who),
+                     divide(num_sub(num_mul(ai, br), num_mul(ar, bi)), d, who));
+  }
+  return from_cd(to_cd(a) / to_cd(b));
+}
+
+const Cd kI(0.0, 1.0);
+// 1 - z*z keeps the sign of a zero imaginary part (double - complex would negate it, and put
+// asin 2 on the wrong side of its cut).
+Cd cd_asin(Cd z) { return -kI * std::log(kI * z + std::sqrt(Cd(1.0, 0.0) - z * z)); }
+Cd cd_acos(Cd z) { return M_PI / 2 - cd_asin(z); }
+Cd cd_atan(Cd z) { return (std::log(1.0 + kI * z) - std::log(1.0 - kI * z)) / (2.0 * kI); }
+
+// An exact complex result when `approx` rounds to Gaussian-rational parts whose square is z.
+bool exact_complex_sqrt(Value z, Cd approx, Value* out) {
+  double re = std::nearbyint(approx.real()), im = std::nearbyint(approx.imag());
+  if (std::fabs(re) > 1e15 || std::fabs(im) > 1e15) return false;
+  Value r = make_rect(make_integer(static_cast<int64_t>(re)), make_integer(static_cast<int64_t>(im)));
+  Value sq = cpx_arith(Op::Mul, r, r);
+  if (!num_eqv(sq, z)) return false;
+  *out = r;
+  return true;
+}
+
 // ---- number syntax -------------------------------------------------------------------------
 
 inline int digit_value(char c) {
@@ -629,7 +721,14 @@ Value parse_real(std::string_view s, int radix, char exactness) {
     if (neg) mpq_neg(q.v, q.v);
     return take_q(q.v);
   }
-  if (radix != 10 || (c != '.' && c != 'e' && c != 'E')) return kFalse;
+  auto is_exp_marker = [](char m) {
+    switch (m) {
+      case 'e': case 'E': case 's': case 'S': case 'f': case 'F':
+      case 'd': case 'D': case 'l': case 'L': return true;
+      default: return false;
+    }
+  };
+  if (radix != 10 || (c != '.' && !is_exp_marker(c))) return kFalse;
   size_t j = int_end;
   std::string_view frac_digits;
   if (c == '.') {
@@ -641,7 +740,7 @@ Value parse_real(std::string_view s, int radix, char exactness) {
   bool exp_neg = false;
   std::string_view exp_digits;
   if (j < s.size()) {
-    if (s[j] != 'e' && s[j] != 'E') return kFalse;
+    if (!is_exp_marker(s[j])) return kFalse;
     j++;
     if (j < s.size() && (s[j] == '+' || s[j] == '-')) {
       exp_neg = s[j] == '-';
@@ -652,6 +751,48 @@ Value parse_real(std::string_view s, int radix, char exactness) {
     if (exp_digits.empty() || exp_end != s.size()) return kFalse;
   }
   return decimal_value(neg, int_digits, frac_digits, exp_neg, exp_digits, exactness == 'e');
+}
+
+// A complex number without prefixes: real, real@real, [real](+|-)[ureal]i, (+|-)inf.0i ...
+Value parse_complex(std::string_view s, int radix, char exactness) {
+  if (s.empty()) return kFalse;
+  size_t at = s.find('@');
+  if (at != std::string_view::npos) {
+    Value m = parse_real(s.substr(0, at), radix, exactness);
+    Value a = m == kFalse ? kFalse : parse_real(s.substr(at + 1), radix, exactness);
+    if (a == kFalse) return kFalse;
+    Value z = num_make_polar(m, a);
+    return exactness == 'e' ? num_exact(z) : z;
+  }
+  char last = s.back();
+  if (last != 'i' && last != 'I') return parse_real(s, radix, exactness);
+  std::string_view body = s.substr(0, s.size() - 1);
+  // The imaginary part starts at the last sign that is not the sign of an exponent.
+  size_t k = std::string_view::npos;
+  for (size_t j = body.size(); j-- > 0;) {
+    if (body[j] != '+' && body[j] != '-') continue;
+    if (j >= 2 && radix == 10) {
+      char m = body[j - 1], before = body[j - 2];
+      bool marker = std::strchr("eEsSfFdDlL", m) != nullptr;
+      if (marker && ((before >= '0' && before <= '9') || before == '.')) continue;
+    }
+    k = j;
+    break;
+  }
+  if (k == std::string_view::npos) return kFalse;  // the imaginary part needs its sign
+  std::string_view re_text = body.substr(0, k), im_text = body.substr(k);
+  Value re = re_text.empty() ? make_fixnum(0) : parse_real(re_text, radix, exactness);
+  if (re == kFalse) return kFalse;
+  Value im;
+  if (im_text.size() == 1) {
+    im = make_fixnum(im_text[0] == '-' ? -1 : 1);
+    if (exactness == 'i') im = make_flonum(im_text[0] == '-' ? -1.0 : 1.0);
+  } else {
+    im = parse_real(im_text, radix, exactness);
+  }
+  if (im == kFalse) return kFalse;
+  if (exactness == 'i' && re_text.empty()) re = make_flonum(0.0);
+  return make_rect(re, im);
 }
 
 std::string exact_to_string(Value n, int radix) {
@@ -719,7 +860,12 @@ void simplest_positive(mpq_ptr out, mpq_srcptr lo_in, mpq_srcptr hi_in) {
 bool is_number(Value v) { return kind_of(v) != kNotNumber; }
 bool is_exact(Value v) {
   NumKind k = kind_of(v);
+  if (k == kCpx) return !is_flonum(cpx_re(v));
   return k == kFix || k == kBig || k == kRat;
+}
+bool is_real_value(Value v) {
+  NumKind k = kind_of(v);
+  return k != kNotNumber && k != kCpx;
 }
 bool is_exact_integer(Value v) { return v.is_fixnum() || is_bignum(v); }
 bool is_integer_value(Value v) {
@@ -739,7 +885,10 @@ bool is_rational_value(Value v) {
     default: return false;
   }
 }
-bool is_nan_value(Value v) { return is_flonum(v) && std::isnan(flonum_value(v)); }
+bool is_nan_value(Value v) {
+  if (kind_of(v) == kCpx) return is_nan_value(cpx_re(v)) || is_nan_value(cpx_im(v));
+  return is_flonum(v) && std::isnan(flonum_value(v));
+}
 
 void check_number(const char* who, Value v) { check_num(who, v); }
 
@@ -823,6 +972,7 @@ bool num_eqv(Value a, Value b) {
     }
     case kBig: return mpz_cmp(&a.as<Bignum>()->z, &b.as<Bignum>()->z) == 0;
     case kRat: return mpq_equal(&a.as<Ratnum>()->q, &b.as<Ratnum>()->q) != 0;
+    case kCpx: return num_eqv(cpx_re(a), cpx_re(b)) && num_eqv(cpx_im(a), cpx_im(b));
     default: return false;  // distinct fixnums, or not numbers
   }
 }
@@ -841,6 +991,7 @@ uint64_t num_hash(Value v) {
       mpq_srcptr q = &v.as<Ratnum>()->q;
       return mix64(hash_mpz(mpq_numref(q)) * 31 + hash_mpz(mpq_denref(q)));
     }
+    case kCpx: return mix64(num_hash(cpx_re(v)) * 37 + num_hash(cpx_im(v)));
     default: return mix64(v.bits);
   }
 }
@@ -858,18 +1009,21 @@ Value num_negate(Value x) {
       mpq_neg(q.v, &x.as<Ratnum>()->q);
       return take_q(q.v);
     }
+    case kCpx: return make_rect(num_negate(cpx_re(x)), num_negate(cpx_im(x)));
     default: return make_flonum(-flonum_value(x));
   }
 }
 
 Value num_abs(Value x) {
-  NumKind k = check_num("abs", x);
+  NumKind k = check_real("abs", x);
   if (k == kFlo) return make_flonum(std::fabs(flonum_value(x)));
   return sign_of_exact(x) < 0 ? num_negate(x) : x;
 }
 
 Value num_exact(Value x, const char* who) {
-  if (check_num(who, x) != kFlo) return x;
+  NumKind k = check_num(who, x);
+  if (k == kCpx) return make_rect(num_exact(cpx_re(x), who), num_exact(cpx_im(x), who));
+  if (k != kFlo) return x;
   double d = flonum_value(x);
   if (!std::isfinite(d)) {
     throw_condition("range", who, "no exact representation for " + flonum_to_string(d));
@@ -878,7 +1032,9 @@ Value num_exact(Value x, const char* who) {
 }
 
 Value num_inexact(Value x) {
-  if (check_num("inexact", x) == kFlo) return x;
+  NumKind k = check_num("inexact", x);
+  if (k == kCpx) return make_rect(num_inexact(cpx_re(x)), num_inexact(cpx_im(x)));
+  if (k == kFlo) return x;
   return make_flonum(to_double(x));
 }
 
@@ -913,7 +1069,7 @@ Value num_lcm(Value a, Value b) {
 
 Value num_round(Value x, RoundMode mode) {
   static const char* const names[] = {"floor", "ceiling", "truncate", "round"};
-  switch (check_num(names[static_cast<int>(mode)], x)) {
+  switch (check_real(names[static_cast<int>(mode)], x)) {
     case kFix:
     case kBig: return x;
     case kFlo: {
@@ -948,7 +1104,7 @@ Value num_round(Value x, RoundMode mode) {
 }
 
 Value num_numerator(Value x) {
-  switch (check_num("numerator", x)) {
+  switch (check_real("numerator", x)) {
     case kFix:
     case kBig: return x;
     case kRat: return make_integer(mpq_numref(&x.as<Ratnum>()->q));
@@ -962,7 +1118,7 @@ Value num_numerator(Value x) {
 }
 
 Value num_denominator(Value x) {
-  switch (check_num("denominator", x)) {
+  switch (check_real("denominator", x)) {
     case kFix:
     case kBig: return make_fixnum(1);
     case kRat: return make_integer(mpq_denref(&x.as<Ratnum>()->q));
@@ -976,7 +1132,7 @@ Value num_denominator(Value x) {
 }
 
 Value num_rationalize(Value x, Value y) {
-  NumKind kx = check_num("rationalize", x), ky = check_num("rationalize", y);
+  NumKind kx = check_real("rationalize", x), ky = check_real("rationalize", y);
   bool inexact = kx == kFlo || ky == kFlo;
   if (inexact) {
     double dx = to_double(x), dy = to_double(y);
@@ -1005,12 +1161,22 @@ Value num_rationalize(Value x, Value y) {
 
 Value num_sqrt(Value x) {
   const char* who = "sqrt";
-  switch (check_num(who, x)) {
+  NumKind k = check_num(who, x);
+  if (k == kCpx) {
+    Cd r = std::sqrt(to_cd(x));
+    Value exact;
+    if (is_exact(x) && exact_complex_sqrt(x, r, &exact)) return exact;
+    return from_cd(r);
+  }
+  if (k != kFlo ? sign_of_exact(x) < 0 : flonum_value(x) < 0) {
+    Value s = num_sqrt(num_negate(x));  // sqrt(-4) = +2i, exact when it can be
+    return make_rect(is_flonum(s) ? make_flonum(0.0) : make_fixnum(0), s);
+  }
+  switch (k) {
     case kFix:
     case kBig: {
       Z t;
       mpz_srcptr z = zref(x, t);
-      if (mpz_sgn(z) < 0) complex_result(who);
       if (mpz_perfect_square_p(z)) {
         Z s;
         mpz_sqrt(s.v, z);
@@ -1020,7 +1186,6 @@ Value num_sqrt(Value x) {
     }
     case kRat: {
       mpq_srcptr q = &x.as<Ratnum>()->q;
-      if (mpq_sgn(q) < 0) complex_result(who);
       if (mpz_perfect_square_p(mpq_numref(q)) && mpz_perfect_square_p(mpq_denref(q))) {
         Q r;
         mpz_sqrt(mpq_numref(r.v), mpq_numref(q));
@@ -1032,9 +1197,7 @@ Value num_sqrt(Value x) {
       return make_flonum(sqrt_mpz_double(mpq_numref(q)) / sqrt_mpz_double(mpq_denref(q)));
     }
     default: {
-      double d = flonum_value(x);
-      if (d < 0) complex_result(who);
-      return make_flonum(std::sqrt(d));
+      return make_flonum(std::sqrt(flonum_value(x)));
     }
   }
 }
@@ -1061,6 +1224,23 @@ void num_exact_integer_sqrt(Value n, Value* s, Value* rest) {
 Value num_expt(Value base, Value e) {
   const char* who = "expt";
   NumKind kb = check_num(who, base), ke = check_num(who, e);
+  if (kb == kCpx || ke == kCpx) {
+    if (ke == kFix && kb == kCpx && is_exact(base) && std::llabs(e.fixnum()) <= 100000) {
+      int64_t n = std::llabs(e.fixnum());
+      Value r = make_fixnum(1), p = base;
+      for (; n; n >>= 1) {
+        if (n & 1) r = num_mul(r, p);
+        if (n > 1) p = num_mul(p, p);
+      }
+      return e.fixnum() < 0 ? num_div(make_fixnum(1), r) : r;
+    }
+    if (base == make_fixnum(0)) {
+      if (num_compare(re_part(e), make_fixnum(0), who) == 1) return base;
+      divide_by_zero(who);
+    }
+    if (ke == kFix || ke == kBig) return from_cd(std::pow(to_cd(base), to_double(e)));
+    return from_cd(std::exp(to_cd(e) * std::log(to_cd(base))));
+  }
   if (ke == kFix || ke == kBig) {
     if (kb != kFlo) return expt_exact(base, e);
     return make_flonum(std::pow(flonum_value(base), to_double(e)));
@@ -1070,23 +1250,33 @@ Value num_expt(Value base, Value e) {
     if (exact_root(base, e, &r)) return r;
   }
   double x = to_double(base), y = to_double(e);
-  if (x < 0 && std::isfinite(y) && y != std::trunc(y)) complex_result(who);
+  if (x < 0 && std::isfinite(y) && y != std::trunc(y))
+    return from_cd(std::exp(to_cd(e) * std::log(to_cd(base))));
   return make_flonum(std::pow(x, y));
 }
 
 Value num_exp(Value x) {
-  check_num("exp", x);
+  if (check_num("exp", x) == kCpx) return from_cd(std::exp(to_cd(x)));
   if (x == make_fixnum(0)) return make_fixnum(1);
   return make_flonum(std::exp(to_double(x)));
 }
 
+// Whether log has a non-real value at x.
+bool log_is_complex(Value x) {
+  NumKind k = check_num("log", x);
+  if (k == kCpx) return true;
+  return k == kFlo ? flonum_value(x) < 0 : sign_of_exact(x) < 0;
+}
+
 Value num_log(Value x) {
+  if (log_is_complex(x)) return from_cd(std::log(to_cd(x)));
   double l = log_of(x, "log");
   if (x == make_fixnum(1)) return make_fixnum(0);
   return make_flonum(l);
 }
 
 Value num_log(Value x, Value base) {
+  if (log_is_complex(x) || log_is_complex(base)) return num_div(num_log(x), num_log(base));
   double lx = log_of(x, "log");
   double lb = log_of(base, "log");
   double dx = to_double(x);
@@ -1101,7 +1291,19 @@ Value num_log(Value x, Value base) {
 Value num_trig(TrigFn f, Value x) {
   static const char* const names[] = {"sin", "cos", "tan", "asin", "acos", "atan"};
   const char* who = names[static_cast<int>(f)];
-  check_num(who, x);
+  if (check_num(who, x) == kCpx) {
+    Cd z = to_cd(x);
+    switch (f) {
+      case TrigFn::Sin: return from_cd(std::sin(z));
+      case TrigFn::Cos: return from_cd(std::cos(z));
+      case TrigFn::Tan: return from_cd(std::tan(z));
+      case TrigFn::Asin: return from_cd(cd_asin(z));
+      case TrigFn::Acos: return from_cd(cd_acos(z));
+      case TrigFn::Atan:
+        if (z == kI || z == -kI) divide_by_zero(who);
+        return from_cd(cd_atan(z));
+    }
+  }
   if (x == make_fixnum(0)) {
     if (f == TrigFn::Cos) return make_fixnum(1);
     if (f != TrigFn::Acos) return x;
@@ -1112,10 +1314,10 @@ Value num_trig(TrigFn f, Value x) {
     case TrigFn::Cos: return make_flonum(std::cos(d));
     case TrigFn::Tan: return make_flonum(std::tan(d));
     case TrigFn::Asin:
-      if (d < -1 || d > 1) complex_result(who);
+      if (d < -1 || d > 1) return from_cd(cd_asin(Cd(d, 0.0)));
       return make_flonum(std::asin(d));
     case TrigFn::Acos:
-      if (d < -1 || d > 1) complex_result(who);
+      if (d < -1 || d > 1) return from_cd(cd_acos(Cd(d, 0.0)));
       if (x == make_fixnum(1)) return make_fixnum(0);
       return make_flonum(std::acos(d));
     case TrigFn::Atan: return make_flonum(std::atan(d));
@@ -1124,10 +1326,52 @@ Value num_trig(TrigFn f, Value x) {
 }
 
 Value num_atan2(Value y, Value x) {
-  check_num("atan", y);
-  check_num("atan", x);
+  check_real("atan", y);
+  check_real("atan", x);
   if (y == make_fixnum(0) && is_exact(x) && sign_of_exact(x) > 0) return y;
   return make_flonum(std::atan2(to_double(y), to_double(x)));
+}
+
+// ---- (scheme complex) ------------------------------------------------------------------------
+
+Value num_make_rectangular(Value re, Value im) {
+  check_real("make-rectangular", re);
+  check_real("make-rectangular", im);
+  return make_rect(re, im);
+}
+
+Value num_make_polar(Value magnitude, Value angle) {
+  check_real("make-polar", magnitude);
+  check_real("make-polar", angle);
+  if (is_exact_zero(angle)) return magnitude;
+  double m = to_double(magnitude), a = to_double(angle);
+  return make_rect(make_flonum(m * std::cos(a)), make_flonum(m * std::sin(a)));
+}
+
+Value num_real_part(Value z) {
+  check_num("real-part", z);
+  return re_part(z);
+}
+
+Value num_imag_part(Value z) {
+  check_num("imag-part", z);
+  return im_part(z);
+}
+
+Value num_magnitude(Value z) {
+  if (check_num("magnitude", z) != kCpx) return num_abs(z);
+  if (is_exact(z)) {
+    Value sq = num_add(num_mul(cpx_re(z), cpx_re(z)), num_mul(cpx_im(z), cpx_im(z)));
+    return num_sqrt(sq);  // exact when it is a perfect square: (magnitude 3+4i) = 5
+  }
+  return make_flonum(std::hypot(flonum_value(cpx_re(z)), flonum_value(cpx_im(z))));
+}
+
+Value num_angle(Value z) {
+  NumKind k = check_num("angle", z);
+  if (k == kCpx) return make_flonum(std::atan2(to_double(cpx_im(z)), to_double(cpx_re(z))));
+  if (k == kFlo) return make_flonum(std::atan2(0.0, flonum_value(z)));
+  return sign_of_exact(z) < 0 ? make_flonum(M_PI) : make_fixnum(0);
 }
 
 // ---- bitwise operations ----------------------------------------------------------------------
@@ -1263,6 +1507,17 @@ std::string number_to_string(Value n, int radix) {
   if (radix != 2 && radix != 8 && radix != 10 && radix != 16) {
     range_error("number->string", "radix", make_fixnum(radix));
   }
+  if (k == kCpx) {  // 1+2i, +i, -1/2-i, 1.5+inf.0i; an exact 0 real part is left out
+    Value re = cpx_re(n), im = cpx_im(n);
+    std::string out;
+    if (!is_exact_zero(re)) out = number_to_string(re, radix);
+    std::string is = number_to_string(im, radix);
+    if (is == "1" || is == "-1") is.pop_back();  // +i, -i
+    if (is.empty() || (is[0] != '-' && is[0] != '+')) out.push_back('+');
+    out.append(is);
+    out.push_back('i');
+    return out;
+  }
   if (k == kFlo) {
     if (radix != 10) throw_error("number->string", "inexact numbers are written in radix 10 only");
     return flonum_to_string(flonum_value(n));
@@ -1288,7 +1543,7 @@ Value parse_number(std::string_view s, int radix) {
     i += 2;
   }
   if (radix != 2 && radix != 8 && radix != 10 && radix != 16) return kFalse;
-  return parse_real(s.substr(i), radix, exactness);
+  return parse_complex(s.substr(i), radix, exactness);
 }
 
 }  // namespace quasi

@@ -1,7 +1,9 @@
-// numbers.hpp — the numeric tower: fixnums, bignums and ratnums (GMP), flonums (IEEE double).
+// numbers.hpp — the numeric tower: fixnums, bignums and ratnums (GMP), flonums (IEEE double),
+// and compnums (non-real complex numbers, rectangular: two real parts).
 //
 // Invariant: results are normalized. An exact integer that fits 63 bits is a fixnum; a ratnum
-// with denominator 1 is an integer. Generic operations raise standard type errors naming the
+// with denominator 1 is an integer; a complex number with an exact 0 imaginary part is its real
+// part, and a compnum's parts are both exact or both flonums (so 1+0.0i is a compnum, not real). Generic operations raise standard type errors naming the
 // Scheme procedure ("+: expected a number, got a").
 #pragma once
 
@@ -14,7 +16,8 @@
 
 namespace quasi {
 
-bool is_number(Value v);         // number? (all are real: no complex support yet)
+bool is_number(Value v);         // number?, complex?
+bool is_real_value(Value v);     // real?: a number with an exact 0 imaginary part
 bool is_exact(Value v);          // fixnum, bignum, ratnum
 bool is_exact_integer(Value v);  // fixnum, bignum
 bool is_integer_value(Value v);  // integer? (also 2.0)
@@ -49,7 +52,8 @@ bool num_eqv(Value a, Value b);  // eqv? on numbers (exactness matters; 0.0 vs -
 uint64_t num_hash(Value v);      // consistent with num_eqv
 
 // string->number: the R7RS syntax with #x #b #o #d #e #i prefixes, rationals, decimals with
-// exponents, +inf.0 -inf.0 +nan.0. Returns kFalse when the text is not a number.
+// exponents (markers e s f d l), +inf.0 -inf.0 +nan.0, and complex numbers 1+2i +i -1/2-i
+// 1@2 +inf.0i. Returns kFalse when the text is not a number.
 Value parse_number(std::string_view text, int default_radix = 10);
 // number->string: shortest representation that reads back to the same flonum.
 std::string number_to_string(Value n, int radix = 10);
@@ -82,6 +86,14 @@ Value num_log(Value x, Value base);
 enum class TrigFn { Sin, Cos, Tan, Asin, Acos, Atan };
 Value num_trig(TrigFn f, Value x);
 Value num_atan2(Value y, Value x);
+// (scheme complex). make-rectangular/make-polar take real parts; magnitude is exact for exact
+// Gaussian integers with an integral magnitude; angle of a real is 0 or pi.
+Value num_make_rectangular(Value re, Value im);
+Value num_make_polar(Value magnitude, Value angle);
+Value num_real_part(Value z);
+Value num_imag_part(Value z);
+Value num_magnitude(Value z);
+Value num_angle(Value z);
 // SRFI 151 on exact integers of any size (two's complement semantics).
 Value num_bitwise_and(Value a, Value b);
 Value num_bitwise_or(Value a, Value b);

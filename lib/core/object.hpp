@@ -109,6 +109,12 @@ struct Bignum : Object {
 struct Ratnum : Object {
   __mpq_struct q;
 };
+// A complex number that is not real: re and im are real numbers (fixnum, bignum, ratnum or
+// flonum), both exact or both flonums, and im is not an exact 0 (core/numbers.hpp normalizes).
+struct Compnum : Object {
+  Value re;
+  Value im;
+};
 
 // ---- boxes and global cells ------------------------------------------------------------------
 struct Box : Object {

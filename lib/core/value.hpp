@@ -73,6 +73,7 @@ enum class Type : uint8_t {
   Flonum,
   Bignum,
   Ratnum,
+  Compnum,       // a non-real complex number (core/numbers.hpp)
   Primitive,
   Closure,
   Proto,         // compiled code of one lambda (vm/proto.hpp)

@@ -182,6 +182,7 @@ bool is_frozen_shallow(Value v) {
     case Type::Flonum:
     case Type::Bignum:
     case Type::Ratnum:
+    case Type::Compnum:
       return true;
     case Type::String:
     case Type::Pair:
@@ -200,6 +201,7 @@ bool is_frozen_deep(Value v, FrozenCache* cache) {
     case Type::Flonum:
     case Type::Bignum:
     case Type::Ratnum:
+    case Type::Compnum:
     case Type::Primitive:
     case Type::Closure:
     case Type::Continuation:

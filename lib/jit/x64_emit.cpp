@@ -1165,7 +1165,7 @@ class Emitter {
         a_.jnz(no);
         a_.movzx(ecx, byte_ptr(rax));
         a_.sub(ecx, int32_t(Type::Flonum));
-        a_.cmp(ecx, int32_t(Type::Ratnum) - int32_t(Type::Flonum));
+        a_.cmp(ecx, int32_t(Type::Compnum) - int32_t(Type::Flonum));
         a_.ja(no);
         a_.jmp(yes);
         break;

@@ -7,6 +7,7 @@
 // repetition, which the limit cuts off.
 #include "read/printer.hpp"
 
+#include <cctype>
 #include <cstdio>
 #include <unordered_map>
 #include <unordered_set>
@@ -104,8 +105,15 @@ bool symbol_needs_bars(Value sym) {
       return true;
   }
   char32_t c0 = s[0];
-  if ((c0 >= '0' && c0 <= '9') || c0 == '+' || c0 == '-' || c0 == '.')
-    return parse_number(symbol_name(sym), 10) != kFalse;
+  if ((c0 >= '0' && c0 <= '9') || c0 == '+' || c0 == '-' || c0 == '.') {
+    if (parse_number(symbol_name(sym), 10) != kFalse) return true;
+    // +inf.0 and +nan.0 followed by more: readers that lex the number first would split it.
+    if ((c0 == '+' || c0 == '-') && n >= 6) {
+      std::string head;
+      for (int i = 1; i < 6; i++) head += static_cast<char>(s[i] < 128 ? std::tolower(static_cast<int>(s[i])) : '?');
+      if (head == "inf.0" || head == "nan.0") return true;
+    }
+  }
   return false;
 }
 
@@ -396,6 +404,7 @@ class Printer {
       case Type::Flonum:
       case Type::Bignum:
       case Type::Ratnum:
+      case Type::Compnum:
         out_ += number_to_string(v, 10);
         return check();
       case Type::Primitive:
