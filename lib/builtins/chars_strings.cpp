@@ -562,7 +562,7 @@ const PrimDef kCharStringPrims[] = {
      kFacts.maker(Sequence::kString, MakerLength::kFirstArg, MakerFill::kChar)},
     {"string", p_string, 0, -1, kAllocRaise},
     {"string-length", p_string_length, 1, 1, kPureFoldRaise,
-     kFacts.inline_as(InlineOp::kStringLength).measure(Sequence::kString)},
+     kFacts.inline_as(InlineOp::kStringLength).measure(Sequence::kString).numeric(NumResult::kExactInteger, false)},
     {"string-ref", p_string_ref, 2, 2, kPureFoldRaise,
      kFacts.inline_as(InlineOp::kStringRef).structural(Structure::kResultChar)},
     {"string-set!", p_string_set, 3, 3, kEffect},

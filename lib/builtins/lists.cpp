@@ -404,7 +404,7 @@ const PrimDef kListPrims[] = {
     {"list*", p_cons_star, 1, -1, kAlloc,
      kFacts.structural(Structure::kConsStar)},
     {"length", p_length, 1, 1, kPureFoldRaise,
-     kFacts.structural(Structure::kLength).measure(Sequence::kList).differentiable(&kDZeroL)},
+     kFacts.structural(Structure::kLength).measure(Sequence::kList).differentiable(&kDZeroL).numeric(NumResult::kExactInteger, false)},
     {"append", p_append, 0, -1, kAllocRaise,
      kFacts.structural(Structure::kAppend).differentiable(&kDAppend)},
     {"reverse", p_reverse, 1, 1, kAllocRaise,

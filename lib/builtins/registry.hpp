@@ -28,5 +28,6 @@ void register_system_primitives(Environment* env);     // time, process context,
 void register_pretty_primitives(Environment* env);     // pretty-print and its parameters
 void register_syntax_primitives(Environment* env);     // syntax-case, er/ir-macro-transformer
 void register_hashtable_primitives(Environment* env);  // hash tables and hash functions
+void register_egraph_primitives(Environment* env);     // (quasi egraph): egraph.cpp
 
 }  // namespace quasi

@@ -243,7 +243,7 @@ const PrimDef kVectorPrims[] = {
     {"vector", p_vector, 0, -1, kAlloc,
      kFacts.structural(Structure::kVector).maker(Sequence::kVector, MakerLength::kArgCount, MakerFill::kAny).differentiable(&kDVector)},
     {"vector-length", p_vector_length, 1, 1, kPureFoldRaise,
-     kFacts.inline_as(InlineOp::kVectorLength).structural(Structure::kVectorLength).measure(Sequence::kVector).differentiable(&kDZeroV)},
+     kFacts.inline_as(InlineOp::kVectorLength).structural(Structure::kVectorLength).measure(Sequence::kVector).differentiable(&kDZeroV).numeric(NumResult::kExactInteger, false)},
     {"vector-ref", p_vector_ref, 2, 2, kPureFoldRaise,
      kFacts.inline_as(InlineOp::kVectorRef).structural(Structure::kVectorRef).differentiable(&kDVectorRef)},
     {"vector-set!", p_vector_set, 3, 3, kEffect,

@@ -96,6 +96,16 @@ struct DerivativeRule {
   const char* binary[2] = {nullptr, nullptr};
 };
 
+// What kind of number a primitive returns when it returns (the e-graph's type lattice in
+// passes/eqsat.cpp reads it; "exact integer" covers fixnums and bignums).
+enum class NumResult : uint8_t {
+  kNone,          // not known, or not a number
+  kExactInteger,  // always an exact integer (length, vector-length, string-length, ...)
+  kContagion,     // + - * abs max min quotient: an exact integer when every argument is one, a
+                  // flonum when one is a flonum and the rest are numbers, else some number
+  kBoolean,       // a numeric comparison: #t or #f
+  kNumber,        // some number (/: an exact ratio or integer, or a flonum)
+};
 struct PrimFacts {
   InlineOp inline_op = InlineOp::kNone;
   Structure structure = Structure::kNone;
@@ -112,6 +122,9 @@ struct PrimFacts {
   Sequence measures = Sequence::kNone;    // the length of this kind of sequence
   uint32_t vm_op = 0;                     // kVmSpecial: the control operation (VmOp)
   const DerivativeRule* derivative = nullptr;  // automatic differentiation's rule (issue 12)
+  NumResult num_result = NumResult::kNone;     // the kind of number returned (eqsat)
+  bool exact_total = false;     // never raises when every argument is an exact integer (eqsat)
+  bool proves_exact = false;    // a predicate: #t means its argument is an exact integer (eqsat)
 
   // Builders for table rows: PrimFacts{}.inline_as(InlineOp::kCar).structural(Structure::kCar)...
   constexpr PrimFacts inline_as(InlineOp op) const { PrimFacts f = *this; f.inline_op = op; return f; }
@@ -133,6 +146,10 @@ struct PrimFacts {
   constexpr PrimFacts measure(Sequence s) const { PrimFacts f = *this; f.measures = s; return f; }
   constexpr PrimFacts control(VmOp op) const { PrimFacts f = *this; f.vm_op = op; return f; }
   constexpr PrimFacts differentiable(const DerivativeRule* r) const { PrimFacts f = *this; f.derivative = r; return f; }
+  constexpr PrimFacts numeric(NumResult r, bool total_on_exact) const {
+    PrimFacts f = *this; f.num_result = r; f.exact_total = total_on_exact; return f;
+  }
+  constexpr PrimFacts proves_exact_integer() const { PrimFacts f = *this; f.proves_exact = true; return f; }
 };
 inline constexpr PrimFacts kFacts{};
 

@@ -26,6 +26,7 @@ void install_builtins(Environment* env) {
   register_pretty_primitives(env);
   register_syntax_primitives(env);
   register_hashtable_primitives(env);
+  register_egraph_primitives(env);
   register_introspection_primitives(env);
 }
 

@@ -22,6 +22,10 @@ extern const int kPreludeFileCount;
 extern const EmbeddedFile kLibraryFiles[];
 extern const int kLibraryFileCount;
 
+// scheme/rules/*.scm: rule sets kept as data (the eqsat pass reads eqsat-arith.scm).
+extern const EmbeddedFile kRuleFiles[];
+extern const int kRuleFileCount;
+
 // Source names of embedded library files start with this prefix ("<quasi>/scheme/base.sld"), so
 // error locations say where the text came from and `include` beside an embedded .sld finds the
 // embedded .scm.

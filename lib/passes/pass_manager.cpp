@@ -22,6 +22,8 @@ const PassInfo kPasses[] = {
     {"params", 2, "drop dead and invariant parameters of let/letrec-bound procedures only called directly",
      params_pass},
     {"refold", 2, "fold-constants again over what inline-small, forward and params exposed", refold_pass},
+    {"eqsat", kEqsatLevel, "equality saturation over pure exact-integer arithmetic (scheme/rules/eqsat-arith.scm)",
+     eqsat_pass},
 };
 
 }  // namespace
@@ -103,7 +105,7 @@ Node* run_default_pipeline(Vm& vm, Node* ir) {
 
 Node* run_residual_pipeline(Vm& vm, Node* ir) {
   PassOptions options = vm.pass_options ? *vm.pass_options : PassOptions();
-  options.opt_level = std::max(options.opt_level, kDefaultOptLevel);
+  options.opt_level = std::max(options.opt_level, kEqsatLevel);
   PassContext ctx(vm, vm.core_env, options);
   for (int round = 0; round < kResidualRounds; round++) {
     Node* out = run_pass(default_pipeline(), ir, ctx);

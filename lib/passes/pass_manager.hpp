@@ -75,6 +75,11 @@ Pass inline_small_pass();    // "inline-small", level 2
 Pass refold_pass();          // "refold", level 2: fold-constants again after inline-small
 Pass params_pass();          // "params", level 2: dead and invariant parameters of known procedures
 Pass forward_pass();         // "forward", level 2: single-use lets moved to their use
+// "eqsat", level kEqsatLevel: equality saturation over pure exact-integer arithmetic (eqsat.cpp).
+// Above the default level, so ordinary code skips it (QUASI_PASSES=3 turns it on) until its cost
+// is measured; residual code (run_residual_pipeline) gets it.
+constexpr int kEqsatLevel = 3;
+Pass eqsat_pass();
 
 struct PassInfo {
   const char* name;
@@ -93,7 +98,7 @@ const Pass& default_pipeline();
 Node* run_default_pipeline(Vm& vm, Node* ir);
 // Code a transformation made (the partial evaluator's residual code) is cleaned to a fixpoint: the
 // default pipeline runs until its output stops changing, at most kResidualRounds times. It runs at
-// the default level even when the engine's options lower it (QUASI_PASSES=off): turning residual
+// kEqsatLevel (eqsat included) even when the engine's options lower it (QUASI_PASSES=off): turning residual
 // code into readable code is part of making it. Passes switched off by name (-NAME) stay off and
 // `verify` applies.
 constexpr int kResidualRounds = 4;

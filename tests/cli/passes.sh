@@ -7,6 +7,18 @@ run "$QUASI" --list-passes
 expect_rc "--list-passes" 0
 expect_match "--list-passes names fold-constants" "$OUT" '^fold-constants +\(level 1\)'
 expect_match "--list-passes names inline-small" "$OUT" 'inline-small +\(level 2\)'
+expect_match "--list-passes names eqsat" "$OUT" 'eqsat +\(level 3\)'
+
+# eqsat: off by default for ordinary code, on at level 3 (QUASI_PASSES=3).
+cat >arith.scm <<'SCM'
+(define (f v) (let ((s (vector-length v))) (+ (+ (+ s 1) 1) 1)))
+SCM
+run "$QUASI" --dump-ir=eqsat arith.scm
+expect_eq "--dump-ir=eqsat at the default level: skipped" "$OUT" \
+  '(define f (lambda (v) (+ (+ (+ (vector-length v) 1) 1) 1)))'
+QUASI_PASSES=3 run "$QUASI" --dump-ir=eqsat arith.scm
+expect_eq "--dump-ir=eqsat with QUASI_PASSES=3" "$OUT" \
+  '(define f (lambda (v) (+ (vector-length v) 3)))'
 
 cat >prog.scm <<'SCM'
 (define (f x) (let ((n (* 6 7))) (if (not x) n (vector-length (make-vector 10 x)))))

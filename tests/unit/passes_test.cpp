@@ -157,12 +157,13 @@ TEST_CASE("copy_with_fresh_vars renames every binder", "[passes]") {
 
 TEST_CASE("pass manager: registry, levels, switching off, capture", "[passes]") {
   auto passes = registered_passes();
-  REQUIRE(passes.size() == 5);
+  REQUIRE(passes.size() == 6);
   CHECK(std::string(passes[0].name) == "fold-constants");
   CHECK(std::string(passes[1].name) == "inline-small");
   CHECK(std::string(passes[2].name) == "forward");
   CHECK(std::string(passes[3].name) == "params");
   CHECK(std::string(passes[4].name) == "refold");
+  CHECK(std::string(passes[5].name) == "eqsat");  // level 3: off by default (eqsat_test.cpp)
   CHECK(passes[1].level == 2);
 
   const char* code = "(let ((sq (lambda (x) (* x x)))) (sq (+ 1 2)))";
