@@ -106,6 +106,6 @@ TEST_CASE("eqsat: off at the default level", "[eqsat]") {
   bridge::Engine* plain = bridge::create_engine(bridge::EngineConfig{});
   Vm& vm = bridge::vm_of(plain);
   std::string out = dump_ir_text(vm, vm.interaction_env, "(lambda (v) (let ((s (vector-length v))) (+ (+ s 1) 1)))", "all");
-  CHECK(out.find("(+ (+ s 1) 1)") != std::string::npos);
+  CHECK(out.find("1) 1)") != std::string::npos);  // not reassociated (forward may inline s)
   bridge::destroy_engine(plain);
 }
