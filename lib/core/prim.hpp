@@ -125,6 +125,9 @@ struct PrimFacts {
   NumResult num_result = NumResult::kNone;     // the kind of number returned (eqsat)
   bool exact_total = false;     // never raises when every argument is an exact integer (eqsat)
   bool proves_exact = false;    // a predicate: #t means its argument is an exact integer (eqsat)
+  // kHasEffects only because it raises (raise, error): no other effect, so code that calls it
+  // still only computes (the partial evaluator's static runs, pe/static_run.hpp).
+  bool only_raises = false;
 
   // Builders for table rows: PrimFacts{}.inline_as(InlineOp::kCar).structural(Structure::kCar)...
   constexpr PrimFacts inline_as(InlineOp op) const { PrimFacts f = *this; f.inline_op = op; return f; }
@@ -150,6 +153,7 @@ struct PrimFacts {
     PrimFacts f = *this; f.num_result = r; f.exact_total = total_on_exact; return f;
   }
   constexpr PrimFacts proves_exact_integer() const { PrimFacts f = *this; f.proves_exact = true; return f; }
+  constexpr PrimFacts raises_only() const { PrimFacts f = *this; f.only_raises = true; return f; }
 };
 inline constexpr PrimFacts kFacts{};
 

@@ -51,6 +51,9 @@ class LetList {
   // Inserts a binding (or a letrec group) just before `at`.
   void insert_bind(Point at, Var* var, Node* code) { stmts_.insert(at, LetStmt{LetStmt::kBind, var, code}); }
   void insert_rec(Point at, gc_vector<Var*>* vars, gc_vector<Node*>* codes);
+  // Drops every statement after the mark `at` (work that is undone: the partial evaluator
+  // abandoning a runaway unfolding). Points past `at` become invalid.
+  void truncate(Point at) { stmts_.erase(std::next(at), stmts_.end()); }
   // The code: every statement wrapped around `result`. The list may be used again afterwards.
   Node* get(Node* result) const;
   bool empty() const;

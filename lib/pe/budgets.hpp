@@ -40,6 +40,30 @@ constexpr int kMaxVariantsPerClause = 64;
 // call whose arguments have a larger skeleton makes its largest arguments dynamic.
 constexpr int kMaxKeyItems = 256;
 
+// Static runs (static_run.hpp): a call whose callee and arguments are all static, and whose
+// code can only compute, runs on the real evaluator (compiled code, the JIT) instead of being
+// interpreted by the specializer. Each run may take kStaticRunSteps VM steps (calls + backward
+// jumps); all runs of one request together kStaticRunStepsPerRequest. A run that runs out leaves
+// just that call residual; the rest of the request goes on.
+constexpr uint64_t kStaticRunSteps = 10000000;
+constexpr uint64_t kStaticRunStepsPerRequest = 30000000;
+// Objects looked at when checking that an argument or a result of a static run is plain data.
+constexpr int64_t kStaticDataItems = 100000;
+
+// Runaway unfolding: a lambda unfolded this many times nested in one procedure being built (a
+// static recursion that goes on and on), or the deepest-unfolded one when the effort, the
+// residual size or the C stack runs out, has that unfolding undone and the call specialized (a
+// memoized helper, generalized by the whistle) instead; at most kMaxRecoveries times per request,
+// then the whole request gives up.
+constexpr int kMaxUnfoldDepth = 2000;
+constexpr int kMaxRecoveries = 4;
+
+// Calls under dynamic control are unfolded, not specialized, when the callee cannot reach itself
+// (through globals and captured procedures, at most kRecursionScanClosures of them looked at)
+// and its body has at most kDynUnfoldBodyLimit nodes.
+constexpr int kRecursionScanClosures = 64;
+constexpr size_t kDynUnfoldBodyLimit = 120;
+
 // Fold size limits: ir/limits.hpp (kMaxFoldStringChars, kMaxFoldIntegerBits, kMaxFoldElements),
 // shared with fold-constants through one checker, within_fold_limits.
 

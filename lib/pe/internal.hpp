@@ -67,6 +67,8 @@ struct PEnv;
 struct PVal {
   PKind kind;
   Value value = kFalse;    // Static
+  Value cell = kFalse;     // Static read from a user global (a dependency): residual code may
+                           // name it by that global, which holds it while the code is valid
   Var* var = nullptr;      // Dyn, Mutable: the residual variable. Pair/Vector/Closure: the
                            // materialized object once it exists at run time, else null
   PVal* car = nullptr;     // Pair
@@ -110,8 +112,9 @@ struct PEnv {
 };
 
 // Internal control flow of a run (never leaves pe::specialize).
-struct Exhausted {  // a budget ran out: the whole request residualizes trivially
+struct Exhausted {  // a budget ran out: the runaway unfolding is residualized, else the request
   const char* which;
+  LambdaNode* runaway = nullptr;  // the lambda unfolded deepest when it ran out (>= 4 deep)
 };
 struct Bailout {  // something the evaluator does not model: same outcome, counted apart
   const char* why;
@@ -125,6 +128,10 @@ struct Stats {
   int64_t fallbacks = 0;         // requests that bailed out on something not modelled
   int64_t invalidations = 0;     // specializations dropped because a global they used changed
   int64_t helpers = 0;           // specialized helper procedures emitted (after cleanup)
+  int64_t static_runs = 0;       // fully static calls run by the real evaluator (static_run.hpp)
+  // Calls left residual (a static run out of steps) or specialized instead of unfolded (a
+  // runaway unfolding undone) because a budget ran out there, the rest of the request going on.
+  int64_t residualized_calls = 0;
 };
 
 struct SpecRecord;

@@ -23,7 +23,7 @@ struct Specializer::KeyBuild {
 };
 
 void Specializer::encode(PVal* v, KeyBuild& kb) {
-  if (stack_exhausted()) throw Exhausted{"stack depth"};
+  if (stack_exhausted()) throw exhausted("stack depth");
   switch (v->kind) {
     case PKind::Static: {
       bool fz = frozen(v->value);
@@ -219,7 +219,7 @@ PVal* Specializer::generalize(PVal* v) {
 PVal* Specializer::rebuild(const gc_vector<KeyItem>& key, size_t& i, gc_vector<Var*>& params, size_t& pi,
                            gc_vector<PVal*>& objects, LetrecGroup* group, Block* home,
                            StmtList::iterator point, PVal* callee) {
-  if (stack_exhausted()) throw Exhausted{"stack depth"};
+  if (stack_exhausted()) throw exhausted("stack depth");
   const KeyItem& it = key[i++];
   auto tagged = [this](PVal* v) {
     v->tags |= rebuild_tag_;
@@ -372,6 +372,10 @@ Entry* Specializer::build_helper(const Callee& c, size_t clause, KeyBuild& kb, E
   if (cl->rest) bind(frame, cl->rest, args.back());
 
   PVal* r = pe(cl->body, frame);
+  if (r->kind == PKind::Static) {
+    e->static_result = true;
+    e->result_value = r->value;
+  }
   rc->body = finish(block_, lift(r));
   LambdaNode* code = gc_new<LambdaNode>(c.lam->name, c.lam->loc);
   code->clauses.push_back(rc);
@@ -529,7 +533,9 @@ PVal* Specializer::specialize_call(const Callee& c, size_t clause, gc_vector<PVa
     if ((e->pending && e->pessimistic) || (!e->pending && e->objects_escaped))
       for (PVal* in : kb.inputs)
         if (in->kind != PKind::Dyn) escape(in);
-    return emit_dyn(counted(call));
+    PVal* out = emit_dyn(counted(call));
+    if (!e->pending && e->static_result) return make_static(e->result_value);
+    return out;
   }
 }
 

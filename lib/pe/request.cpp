@@ -471,7 +471,9 @@ Value stats_alist(PeState& st) {
                cons(intern("budget-exhaustions"), make_fixnum(s.budget_exhaustions)),
                cons(intern("invalidations"), make_fixnum(s.invalidations)),
                cons(intern("fallbacks"), make_fixnum(s.fallbacks)),
-               cons(intern("helpers"), make_fixnum(s.helpers))});
+               cons(intern("helpers"), make_fixnum(s.helpers)),
+               cons(intern("static-runs"), make_fixnum(s.static_runs)),
+               cons(intern("residualized-calls"), make_fixnum(s.residualized_calls))});
 }
 
 }  // namespace quasi::pe

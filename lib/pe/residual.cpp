@@ -88,7 +88,7 @@ Node* Specializer::lift(PVal* v) {
 Var* Specializer::materialize(PVal* v) {
   if (v->var) return v->var;
   // Partially static structures can be as deep as the data a static loop built.
-  if (stack_exhausted()) throw Exhausted{"stack depth"};
+  if (stack_exhausted()) throw exhausted("stack depth");
   if (v->kind == PKind::Closure) {
     if (v->group) {
       lift_group(v->group);
@@ -141,7 +141,7 @@ Var* Specializer::materialize(PVal* v) {
 
 void Specializer::escape(PVal* v) {
   if (!v->is_object() || v->escaped) return;
-  if (stack_exhausted()) throw Exhausted{"stack depth"};
+  if (stack_exhausted()) throw exhausted("stack depth");
   v->escaped = true;
   switch (v->kind) {
     case PKind::Pair:

@@ -11,6 +11,9 @@
 #include "core/numbers.hpp"
 #include "ir/free_vars.hpp"
 #include "ir/limits.hpp"
+#include "ir/util.hpp"
+#include "ir/verify.hpp"
+#include "vm/compiler.hpp"
 #include "eval/environment.hpp"
 #include "vm/vm.hpp"
 #include "vm/vm_impl.hpp"
@@ -36,12 +39,12 @@ const gc_vector<Var*>& lambda_free_vars(PeState& st, LambdaNode* lam) {
 
 // ---- construction ------------------------------------------------------------------------------
 
-Specializer::Specializer(Vm& vm, PeState& st) : vm_(vm), st_(st), core_(vm.core_env) {}
+Specializer::Specializer(Vm& vm, PeState& st) : vm_(vm), st_(st), core_(vm.core_env), runner_(vm, st) {}
 
 void Specializer::spend(int64_t units) {
   effort_ += units;
-  if (effort_ > kEffortLimit) throw Exhausted{"effort"};
-  if (stack_exhausted()) throw Exhausted{"stack depth"};
+  if (effort_ > kEffortLimit) throw exhausted("effort");
+  if (stack_exhausted()) throw exhausted("stack depth");
 }
 
 // Every node visited costs one unit of effort (the functor's dispatch does the rest).
@@ -114,8 +117,11 @@ PVal* Specializer::pe_global_ref(Value cell) {
   if (!constant) return emit_dyn(counted(gc_new<GlobalRefNode>(cell, SrcLoc{})));
   // A procedure in a core-owned cell is that procedure for good (imported cells cannot be set!).
   // A user global is a dependency: redefining it invalidates the specialization.
-  if (c->owner != make_ptr(core_) && read_cells_.insert(cell.bits).second) deps_->push_back(cell);
-  return make_static(v);
+  if (c->owner == make_ptr(core_)) return make_static(v);
+  if (read_cells_.insert(cell.bits).second) deps_->push_back(cell);
+  PVal* p = make_static(v);
+  p->cell = cell;
+  return p;
 }
 
 PVal* Specializer::pe_if(IfNode* n, PEnv* env) {
@@ -154,6 +160,12 @@ PVal* Specializer::pe_if(IfNode* n, PEnv* env) {
   }
   if (swap) std::swap(then_code, else_code);
   PVal* r = emit_dyn(counted(gc_new<IfNode>(test, then_code, else_code, SrcLoc{})));
+  // Both arms return the same object: the value is known (the if stays, for what its arms do).
+  if (r1->kind == PKind::Static && r2->kind == PKind::Static && eqv(r1->value, r2->value)) {
+    PVal* same = make_static(r1->value);
+    same->tags = r1->tags | r2->tags;
+    return same;
+  }
   if (r1->kind == PKind::Static && r2->kind == PKind::Static) {
     r->choice_test = test_var;
     r->choice[0] = swap ? r2->value : r1->value;
@@ -284,6 +296,7 @@ bool Specializer::known_callee(PVal* fn, Callee* out) {
       !is_control_lambda(st_, fn->value.as<Closure>()->proto->source)) {
     out->lam = fn->value.as<Closure>()->proto->source;
     out->runtime = fn->value;
+    out->cell = fn->cell;
     return true;
   }
   return false;
@@ -343,22 +356,250 @@ PVal* Specializer::known_call(const Callee& c, gc_vector<PVal*>& args, bool forc
     Node* fn = c.runtime.is_true() ? k_const(c.runtime) : lift(c.closure);
     return residual_call(fn, args);
   }
+  if (PVal* r = c.runtime.is_true() ? static_call(c, args) : static_closure_call(c.closure, args)) return r;
   gc_vector<PVal*> packed(args.begin(), args.begin() + cl->params.size());
   if (cl->rest) {
     PVal* rest = make_static(kNil);
     for (size_t i = args.size(); i-- > cl->params.size();) rest = make_pair(args[i], rest);
     packed.push_back(rest);
   }
-  if (force_specialize || dyn_depth_ > 0) return specialize_call(c, index, packed);
-  return unfold(c, cl, packed);
+  if (force_specialize || no_unfold_.count(c.lam) || (dyn_depth_ > 0 && !unfold_under_control(c)))
+    return specialize_call(c, index, packed);
+  return unfold(c, index, packed);
 }
 
-PVal* Specializer::unfold(const Callee& c, LambdaClause* cl, gc_vector<PVal*>& args) {
+Exhausted Specializer::exhausted(const char* which) {
+  Exhausted ex{which};
+  int deepest = 3;
+  for (auto& [lam, d] : unfold_depth_)
+    if (d > deepest) {
+      deepest = d;
+      ex.runaway = lam;
+    }
+  return ex;
+}
+
+// Can the callee reach itself? Evaluator closures bound by letrec may (a named let); others only
+// through a runtime procedure. Runtime closures: a walk over the globals their code reads and the
+// procedures they capture; a letrec-made closure (one that reads its own name) may.
+bool Specializer::may_recurse(const Callee& c) {
+  if (!c.runtime.is_true()) return c.closure->group != nullptr;
+  auto known = recursive_.find(c.runtime.bits);
+  if (known != recursive_.end()) return known->second;
+  std::vector<Value> todo{c.runtime};
+  FrozenCache seen;
+  seen.insert(c.runtime.bits);
+  bool rec = false;
+  int looked = 0;
+  auto reach = [&](Value v) {
+    if (v == c.runtime) rec = true;
+    else if (is_closure(v) && seen.insert(v.bits).second) todo.push_back(v);
+  };
+  while (!rec && !todo.empty()) {
+    if (++looked > kRecursionScanClosures) {
+      rec = true;
+      break;
+    }
+    Value v = todo.back();
+    todo.pop_back();
+    Closure* cl = v.as<Closure>();
+    Proto* p = cl->proto;
+    if (!p->source) continue;
+    for (int32_t i = 0; i < p->ncaptures; i++) reach(cl->free()[i]);
+    if (size_t(p->ncaptures) < lambda_free_vars(st_, p->source).size()) rec = true;  // reads its own name
+    bool walked = for_each_node(p->source, [&](Node* n) {
+      if (n->kind == NodeKind::GlobalRef) reach(static_cast<GlobalRefNode*>(n)->cell.as<GlobalCell>()->value);
+      else if (n->kind == NodeKind::Const) reach(static_cast<ConstNode*>(n)->value);
+    });
+    if (!walked) rec = true;
+  }
+  recursive_[c.runtime.bits] = rec;
+  pinned_.push_back(c.runtime);
+  return rec;
+}
+
+// Under dynamic control a call is unfolded when that terminates by itself: the callee cannot
+// reach itself, is not being unfolded already, and is small (selectors, constructors, ...).
+bool Specializer::unfold_under_control(const Callee& c) {
+  auto d = unfold_depth_.find(c.lam);
+  if (d != unfold_depth_.end() && d->second > 0) return false;
+  for (Entry* p : pending_)
+    if (p->lam == c.lam) return false;
+  for (LambdaClause* cl : c.lam->clauses)
+    if (node_size(cl->body, kDynUnfoldBodyLimit) > kDynUnfoldBodyLimit) return false;
+  return !may_recurse(c);
+}
+
+PVal* Specializer::unfold(const Callee& c, size_t clause, gc_vector<PVal*>& args) {
   spend(4);
-  PEnv* frame = gc_new<PEnv>(callee_env(c));
-  for (size_t i = 0; i < cl->params.size(); i++) bind(frame, cl->params[i], args[i]);
-  if (cl->rest) bind(frame, cl->rest, args.back());
-  return pe(cl->body, frame);
+  LambdaClause* cl = c.lam->clauses[clause];
+  int& depth = unfold_depth_[c.lam];
+  if (depth >= kMaxUnfoldDepth) {
+    Exhausted ex{"unfold depth"};
+    ex.runaway = c.lam;
+    throw ex;
+  }
+  struct Depth {
+    std::unordered_map<LambdaNode*, int>& m;
+    LambdaNode* lam;
+    ~Depth() { m[lam]--; }
+  } guard{unfold_depth_, c.lam};
+  depth++;
+  bool outermost = depth == 1;
+  Block* saved_block = block_;
+  int saved_dyn = dyn_depth_;
+  StmtList::iterator start = mark();
+  int64_t effort0 = effort_, size0 = size_;
+  try {
+    PEnv* frame = gc_new<PEnv>(callee_env(c));
+    for (size_t i = 0; i < cl->params.size(); i++) bind(frame, cl->params[i], args[i]);
+    if (cl->rest) bind(frame, cl->rest, args.back());
+    return pe(cl->body, frame);
+  } catch (Exhausted& ex) {
+    // The outermost unfolding of the runaway lambda undoes its work and specializes the call.
+    if (!outermost || ex.runaway != c.lam || recoveries_ >= kMaxRecoveries) throw;
+    recoveries_++;
+    st_.stats.residualized_calls++;
+    block_ = saved_block;
+    dyn_depth_ = saved_dyn;
+    block_->truncate(start);
+    effort_ = effort0;
+    size_ = size0;
+    no_unfold_.insert(c.lam);
+  }
+  return specialize_call(c, clause, args);
+}
+
+bool Specializer::static_args(gc_vector<PVal*>& args, std::vector<Value>& argv, gc_vector<Value>& cells) {
+  for (PVal* a : args) {
+    Value v;
+    if (a->kind == PKind::Closure) {
+      v = static_closure_value(a, cells);
+      if (v == kFalse) return false;
+    } else if (a->kind == PKind::Static) {
+      v = a->value;
+      if (is_procedure(v) ? !runner_.pure_code(v, written_cells_, cells) : !StaticRunner::plain_data(v)) return false;
+    } else {
+      return false;
+    }
+    argv.push_back(v);
+  }
+  return true;
+}
+
+PVal* Specializer::static_call(const Callee& c, gc_vector<PVal*>& args) {
+  std::vector<Value> argv;
+  gc_vector<Value> cells;
+  if (!static_args(args, argv, cells)) return nullptr;
+  if (!runner_.pure_code(c.runtime, written_cells_, cells)) return nullptr;
+  return static_result(c.runtime, nullptr, args, argv, cells, c.cell);
+}
+
+PVal* Specializer::static_closure_call(PVal* fn, gc_vector<PVal*>& args) {
+  std::vector<Value> argv;
+  gc_vector<Value> cells;
+  if (!static_args(args, argv, cells)) return nullptr;
+  Value proc = static_closure_value(fn, cells);
+  if (proc == kFalse) return nullptr;
+  return static_result(proc, fn, args, argv, cells);
+}
+
+Value Specializer::static_closure_value(PVal* fn, gc_vector<Value>& cells) {
+  // The closures `fn` reaches through its free variables, each named by the variable that refers
+  // to it (one name each), and the static values of the other free variables.
+  gc_vector<PVal*> group{fn};
+  gc_vector<Var*> names{nullptr};
+  gc_vector<Var*> params;
+  gc_vector<Value> values;
+  std::unordered_map<Var*, PVal*> bound;
+  for (size_t i = 0; i < group.size(); i++) {
+    if (group.size() > 32) return kFalse;
+    for (Var* x : lambda_free_vars(st_, group[i]->lam)) {
+      PVal** slot = group[i]->env->find(x);
+      if (!slot || !*slot || x->assigned) return kFalse;
+      PVal* v = *slot;
+      auto [it, fresh_name] = bound.emplace(x, v);
+      if (!fresh_name) {
+        if (it->second != v) return kFalse;  // one variable, two values (two activations)
+        continue;
+      }
+      if (v->kind == PKind::Closure) {
+        size_t j = 0;
+        while (j < group.size() && group[j] != v) j++;
+        if (j == group.size()) {
+          group.push_back(v);
+          names.push_back(x);
+        } else if (names[j]) {
+          return kFalse;  // the same closure under two names
+        } else {
+          names[j] = x;
+        }
+      } else if (v->kind == PKind::Static) {
+        if (is_procedure(v->value) ? !runner_.pure_code(v->value, written_cells_, cells)
+                                   : !StaticRunner::plain_data(v->value))
+          return kFalse;
+        params.push_back(x);
+        values.push_back(v->value);
+      } else {
+        return kFalse;
+      }
+    }
+  }
+  if (!names[0]) names[0] = fresh(fn->lam->name);
+  // (lambda (param ...) (letrec ((name copy-of-lambda) ...) name0))
+  LetNode* rec = gc_new<LetNode>(NodeKind::Letrec, SrcLoc{});
+  for (size_t i = 0; i < group.size(); i++) {
+    Node* copy = copy_with_fresh_vars(group[i]->lam);
+    if (!copy) return kFalse;
+    rec->vars.push_back(names[i]);
+    rec->inits.push_back(copy);
+  }
+  rec->body = gc_new<LocalRefNode>(names[0], SrcLoc{});
+  LambdaNode* maker = gc_new<LambdaNode>(sym("static-run"), SrcLoc{});
+  LambdaClause* mc = gc_new<LambdaClause>();
+  mc->params = params;
+  mc->body = rec;
+  maker->clauses.push_back(mc);
+  if (!runner_.pure_tree(maker, written_cells_, cells) || !verify_ir(maker).empty()) return kFalse;
+  spend(8);
+  try {
+    Value thunk = compile_toplevel(vm_, maker);
+    Value mk = vm_.apply(thunk, 0, nullptr);
+    std::vector<Value> vals(values.begin(), values.end());
+    return vm_.apply(mk, int(vals.size()), vals.data());
+  } catch (SchemeError&) {
+    return kFalse;
+  }
+}
+
+PVal* Specializer::static_result(Value proc, PVal* fn, gc_vector<PVal*>& args, const std::vector<Value>& argv,
+                                 gc_vector<Value>& cells, Value cell) {
+  spend(4);
+  Value out = kFalse;
+  st_.stats.static_runs++;
+  RunOutcome outcome = runner_.run(proc, argv, &out);
+  if (outcome == RunOutcome::kBudget) st_.stats.residualized_calls++;
+  switch (outcome) {
+    case RunOutcome::kValue: {
+      // The value depends on the procedures the run called: dependencies, as for a static call.
+      for (Value cell : cells)
+        if (read_cells_.insert(cell.bits).second) deps_->push_back(cell);
+      if (!within_fold_limits(out)) break;
+      PVal* r = make_static(out);
+      r->tags = tags_of(args);
+      return r;
+    }
+    case RunOutcome::kRaised:
+    case RunOutcome::kBudget:
+      break;
+    case RunOutcome::kUnusable:
+      return nullptr;
+  }
+  // The call does at run time what it would do now: raise, or run long.
+  // A call left residual names the global the procedure came from (a dependency: it holds the
+  // procedure while the residual code is valid).
+  Node* callee = fn ? lift(fn) : cell != kFalse ? counted(gc_new<GlobalRefNode>(cell, SrcLoc{})) : k_const(proc);
+  return residual_call(callee, args);
 }
 
 // ---- specialization: keys, helpers, generalization ---------------------------------------------

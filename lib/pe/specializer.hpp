@@ -25,6 +25,7 @@
 #include "ir/functor.hpp"
 #include "pe/budgets.hpp"
 #include "pe/internal.hpp"
+#include "pe/static_run.hpp"
 
 namespace quasi::pe {
 
@@ -88,6 +89,10 @@ struct Entry {
   uint64_t inspected = 0;          // slots a static decision in the body depended on
   size_t index = 0;                // position in the run's list of entries
   bool dead = false;               // dropped by a generalization restart
+  // Every return path of the finished helper returns this static value: the call's value is known
+  // (the call stays, for what it does).
+  bool static_result = false;
+  Value result_value = kFalse;
 };
 
 // A generalization restart: rebuild `target` with the slots in `slots` made dynamic.
@@ -103,6 +108,7 @@ using TracedSet = FrozenCache;  // a set of object addresses the collector scans
 struct Callee {
   LambdaNode* lam = nullptr;
   Value runtime = kFalse;     // the closure value, when runtime
+  Value cell = kFalse;        // the user global it was read from, if any (residual code names it)
   PVal* closure = nullptr;    // the evaluator's closure, when not runtime
 };
 
@@ -159,6 +165,7 @@ class Specializer : public ExprFunctor<PVal*(Node*, PEnv*)> {
   std::vector<Entry*, traceable_allocator<Entry*>> entries_;  // every helper, creation order
   std::unordered_map<uint64_t, int, std::hash<uint64_t>, std::equal_to<uint64_t>,
                      traceable_allocator<std::pair<const uint64_t, int>>> variants_;
+  StaticRunner runner_;
   int helper_counter_ = 0;
   uint64_t rebuild_tag_ = 0;  // the slot bit rebuilt values get
   void inspect(PVal* v) {
@@ -172,8 +179,21 @@ class Specializer : public ExprFunctor<PVal*(Node*, PEnv*)> {
 
   // ---- budgets ----
   void spend(int64_t units = 1);
+  // The exception for a budget that ran out, naming the runaway unfolding if there is one.
+  Exhausted exhausted(const char* which);
+  // Unfoldings in progress in the procedure being built, per lambda, and the lambdas whose
+  // unfolding ran away (a static recursion too deep or too long): their calls are specialized
+  // from then on, so the runaway call becomes a memoized helper instead of the request giving up.
+  std::unordered_map<LambdaNode*, int> unfold_depth_;
+  std::unordered_set<LambdaNode*> no_unfold_;
+  int recoveries_ = 0;
+  // Recursion through procedures (static_run-like scan of globals and captures), per closure.
+  std::unordered_map<uint64_t, bool> recursive_;
+  gc_vector<Value> pinned_;  // keeps the closures keyed above alive
+  bool may_recurse(const Callee& c);
+  bool unfold_under_control(const Callee& c);
   Node* counted(Node* n) {
-    if (++size_ > kResidualSizeLimit) throw Exhausted{"residual size"};
+    if (++size_ > kResidualSizeLimit) throw exhausted("residual size");
     return n;
   }
 
@@ -231,7 +251,20 @@ class Specializer : public ExprFunctor<PVal*(Node*, PEnv*)> {
   PEnv* callee_env(const Callee& c);
   LambdaClause* pick_clause(LambdaNode* lam, size_t nargs, size_t* index);
   PVal* known_call(const Callee& c, gc_vector<PVal*>& args, bool force_specialize);
-  PVal* unfold(const Callee& c, LambdaClause* cl, gc_vector<PVal*>& args);
+  PVal* unfold(const Callee& c, size_t clause, gc_vector<PVal*>& args);
+  // A call whose callee and arguments are all static, run by the real evaluator
+  // (static_run.hpp): its value, or the call left residual; null when it does not apply.
+  PVal* static_call(const Callee& c, gc_vector<PVal*>& args);
+  // The same for one of the evaluator's closures whose free variables are all static (a named
+  // let over static values): compiled, with the closures it reaches, as a procedure of those
+  // values.
+  PVal* static_closure_call(PVal* fn, gc_vector<PVal*>& args);
+  // A runtime closure equivalent to `fn` (compiled with the closures it reaches, its free
+  // variables' static values as arguments), or #f when one of them is not static and pure.
+  Value static_closure_value(PVal* fn, gc_vector<Value>& cells);
+  PVal* static_result(Value proc, PVal* fn, gc_vector<PVal*>& args, const std::vector<Value>& argv,
+                      gc_vector<Value>& cells, Value cell = kFalse);
+  bool static_args(gc_vector<PVal*>& args, std::vector<Value>& argv, gc_vector<Value>& cells);
   PVal* specialize_call(const Callee& c, size_t clause, gc_vector<PVal*>& args);
   PVal* apply_call(gc_vector<PVal*>& args);
   PVal* fold(Primitive* p, Value prim, gc_vector<PVal*>& args);
