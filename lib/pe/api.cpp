@@ -5,10 +5,12 @@
 //   (residual p)                    the residual code of a procedure `specialize` made, a datum
 //   (print-residual p [port])       the same, pretty-printed (the REPL's ,residual)
 //   (specialize-stats)              alist of counters
+//   (freeze x)                      an immutable deep copy of x: data the specializer may read
 //   (%specialization-valid? token)  the validity guard residual code runs on entry (internal)
 //
 // Each engine has its own PeState; the API primitives of that engine carry it in `data`.
 #include <algorithm>
+#include <unordered_map>
 
 #include "builtins/port.hpp"
 #include "builtins/registry.hpp"
@@ -58,6 +60,64 @@ QUASI_PRIM(p_print_residual) {
 
 QUASI_PRIM(p_specialize_stats) { return pe::stats_alist(state_of(self)); }
 
+// (freeze x): a deep copy of x's pairs, vectors, strings and bytevectors, all immutable (as
+// literals are), sharing and cycles kept; other objects are shared. A program hands it to
+// specialize to promise the data never changes: the specializer then reads it as it reads
+// quoted data. Already immutable objects are shared as they are.
+Value freeze_copy(Value root) {
+  std::unordered_map<uint64_t, Value, std::hash<uint64_t>, std::equal_to<uint64_t>,
+                     traceable_allocator<std::pair<const uint64_t, Value>>> copies;
+  gc_vector<Value> todo;  // originals whose copies still need their fields
+  auto copy_of = [&](Value v) -> Value {
+    if (!v.is_ptr() || v.obj()->immutable()) return v;
+    auto it = copies.find(v.bits);
+    if (it != copies.end()) return it->second;
+    Value c = v;
+    switch (v.obj()->type()) {
+      case Type::Pair:
+        c = cons(kFalse, kFalse);
+        todo.push_back(v);
+        break;
+      case Type::Vector:
+        c = make_vector(v.as<Vector>()->length(), kFalse);
+        todo.push_back(v);
+        break;
+      case Type::String:
+        c = make_string_utf32(reinterpret_cast<const char32_t*>(v.as<String>()->chars()), v.as<String>()->length());
+        c.obj()->set_immutable();
+        break;
+      case Type::Bytevector: {
+        int64_t n = v.as<Bytevector>()->length();
+        c = make_bytevector(n);
+        std::copy(v.as<Bytevector>()->bytes(), v.as<Bytevector>()->bytes() + n, c.as<Bytevector>()->bytes());
+        c.obj()->set_immutable();
+        break;
+      }
+      default:
+        return v;
+    }
+    copies.emplace(v.bits, c);
+    return c;
+  };
+  Value out = copy_of(root);
+  while (!todo.empty()) {
+    Value v = todo.back();
+    todo.pop_back();
+    Value c = copies.at(v.bits);
+    if (is_pair(v)) {
+      c.as<Pair>()->car = copy_of(car(v));
+      c.as<Pair>()->cdr = copy_of(cdr(v));
+    } else {
+      Vector* from = v.as<Vector>();
+      for (int64_t i = 0; i < from->length(); i++) c.as<Vector>()->items()[i] = copy_of(from->items()[i]);
+    }
+    c.obj()->set_immutable();
+  }
+  return out;
+}
+
+QUASI_PRIM(p_freeze) { return freeze_copy(argv[0]); }
+
 QUASI_PRIM(p_specialization_valid) {
   return has_type(argv[0], Type::Box) ? argv[0].as<Box>()->value : kFalse;
 }
@@ -68,6 +128,7 @@ const PrimDef kPePrims[] = {
     {"residual", p_residual, 1, 1, kMayRaise},
     {"print-residual", p_print_residual, 1, 2, kEffect},
     {"specialize-stats", p_specialize_stats, 0, 0, kAllocates},
+    {"freeze", p_freeze, 1, 1, kAlloc},
     // Reads a mutable flag: neither pure nor foldable.
     {"%specialization-valid?", p_specialization_valid, 1, 1, 0},
 };

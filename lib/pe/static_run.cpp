@@ -16,11 +16,13 @@ namespace quasi::pe {
 
 namespace {
 
-// A primitive whose call only computes: no effect but raising. `apply` only calls (what it calls
-// is checked where it comes from).
+// A primitive whose call only computes: kPure (no effect, the result depends only on the
+// arguments), or one that only raises. `apply` only calls (what it calls is checked where it
+// comes from). A primitive with neither flag (command-line, an environment variable) reads state.
 bool pure_primitive(const Primitive* p) {
   if (p->flags & kVmSpecial) return p->facts.vm_op == kVmApply;
-  return !(p->flags & kHasEffects) || p->facts.only_raises;
+  if (p->facts.only_raises) return true;
+  return (p->flags & kPure) && !(p->flags & kHasEffects);
 }
 
 }  // namespace

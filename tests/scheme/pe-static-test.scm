@@ -115,4 +115,27 @@
 (define (f b) (if (> b 0) (let ((g (lambda (x) (let loop ((i 2) (acc x)) (if (= i 0) acc (loop (- i 1) (+ acc 1))))))) (g (g b))) 0))
 (agree "let-bound lambda with a loop" (specialize f) f (5) (0) (-1))
 
+;; Primitives that read state without being effects (command-line) are not run statically.
+(define (args-count n) (+ n (length (command-line))))
+(define (use-args n x) (+ (args-count n) x))
+(test "state-reading primitive not assumed" (use-args 1 2) ((specialize use-args 1) 2))
+(test-assert "state-reading primitive stays residual"
+             (let ((r (residual (specialize use-args 1)))) (not (number? (cadr (caddr r))))))
+
+;; freeze: an immutable deep copy the specializer may read as it reads literals.
+(define built (list 'add 1 (vector 2 "s")))
+(define frozen (freeze built))
+(test "freeze copies" built frozen)
+(test-assert "freeze is a copy" (not (eq? built frozen)))
+(test-error "frozen data is immutable" error-object? (set-car! frozen 'sub))
+(test-error "frozen vectors too" error-object? (vector-set! (caddr frozen) 0 1))
+(define cyc (list 1 2))
+(set-cdr! (cdr cyc) cyc)
+(define fc (freeze cyc))
+(test-assert "freeze keeps cycles" (eq? fc (cddr fc)))
+(define (op-of e x) (if (eq? (car e) 'add) (+ (cadr e) x) (- x)))
+(test "built data is read when frozen" '(lambda (x) (+ 1 x)) (residual (specialize op-of frozen)))
+(test-assert "mutable built data is not read" (not (equal? '(lambda (x) (+ 1 x)) (residual (specialize op-of built)))))
+(agree "frozen data agrees" (specialize op-of frozen) (lambda (x) (op-of frozen x)) (1) ('a))
+
 (test-end)
