@@ -24,17 +24,16 @@ constexpr int64_t kEffortLimit = 400000;
 // stops it far earlier). Running out is handled like the effort limit.
 constexpr int64_t kResidualSizeLimit = 60000;
 
-// Generalization whistle: how many specializations of one lambda clause may be pending (being
-// built, one nested inside the other) at once. One more means a static argument keeps taking new
-// values under dynamic control (a counter growing under a dynamic test): the OLDEST pending one is
-// restarted with every argument that differs between it and the new one made dynamic. Must exceed
-// the depth that useful static recursion under dynamic tests reaches (an 8-character pattern in a
-// matcher that compares a character per level needs 9).
-constexpr int kMaxPendingVariants = 16;
+// Generalization: the whistle is homeomorphic embedding of helper keys (whistle.hpp). This is
+// its backstop: how many specializations of one lambda clause may be pending (being built, one
+// nested inside the other) at once; one more restarts the OLDEST pending one with every argument
+// that differs between it and the new one made dynamic.
+constexpr int kMaxPendingVariants = 512;
 
 // Variants: specialized copies of one lambda clause per request. Past it, a new call uses the
-// copy whose arguments are all dynamic (there is only one such copy).
-constexpr int kMaxVariantsPerClause = 64;
+// copy whose arguments are all dynamic (there is only one such copy). An interpreter specialized
+// to a program has a few per program point.
+constexpr int kMaxVariantsPerClause = 1024;
 
 // Key size: items in the static skeleton of one specialized call (values, pairs, closures). A
 // call whose arguments have a larger skeleton makes its largest arguments dynamic.

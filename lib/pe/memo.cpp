@@ -3,6 +3,7 @@
 // that generalize a pending helper (accumulators, the whistle), and the call to a helper.
 // The design is described in specializer.hpp and lib/pe/README.md ("Termination and size").
 #include "pe/specializer.hpp"
+#include "pe/whistle.hpp"
 
 #include "core/equality.hpp"
 #include "core/cstack.hpp"
@@ -488,15 +489,21 @@ PVal* Specializer::specialize_call(const Callee& c, size_t clause, gc_vector<PVa
         }
       }
       if (local) continue;
-      // The whistle: too many nested variants of this clause are being built.
+      // The whistle (whistle.hpp): a pending variant of this clause whose key embeds in this
+      // call's — data that grows — or, as a backstop, too many nested variants.
       int nested = 0;
       Entry* oldest = nullptr;
+      Entry* embedded = nullptr;
+      auto arity = [this](LambdaNode* l) { return lambda_free_vars(st_, l).size(); };
       for (Entry* p : pending_)
         if (p->lam == c.lam && p->clause == clause) {
           if (!oldest) oldest = p;
           nested++;
+          if (!embedded && key_embedded(p->key, p->slot_start, kb.items, kb.slot_start, arity)) embedded = p;
         }
-      if (nested >= kMaxPendingVariants) {
+      // The oldest pending variant is restarted (not the embedded one): generalizing where the
+      // chain started keeps the static prefix that led to it from being peeled into helpers.
+      if (embedded || nested >= kMaxPendingVariants) {
         Restart r{oldest, std::vector<bool>(slots.size(), false)};
         bool any = false;
         for (size_t s = 0; s < slots.size(); s++) {

@@ -488,6 +488,7 @@ bool Specializer::static_args(gc_vector<PVal*>& args, std::vector<Value>& argv, 
 }
 
 PVal* Specializer::static_call(const Callee& c, gc_vector<PVal*>& args) {
+  if (builds_data_.count(c.lam)) return nullptr;
   std::vector<Value> argv;
   gc_vector<Value> cells;
   if (!static_args(args, argv, cells)) return nullptr;
@@ -496,6 +497,7 @@ PVal* Specializer::static_call(const Callee& c, gc_vector<PVal*>& args) {
 }
 
 PVal* Specializer::static_closure_call(PVal* fn, gc_vector<PVal*>& args) {
+  if (builds_data_.count(fn->lam)) return nullptr;
   std::vector<Value> argv;
   gc_vector<Value> cells;
   if (!static_args(args, argv, cells)) return nullptr;
@@ -593,6 +595,9 @@ PVal* Specializer::static_result(Value proc, PVal* fn, gc_vector<PVal*>& args, c
     case RunOutcome::kBudget:
       break;
     case RunOutcome::kUnusable:
+      // It builds data with an identity (a fresh list): its other calls are not run either.
+      if (is_closure(proc)) builds_data_.insert(proc.as<Closure>()->proto->source);
+      if (fn) builds_data_.insert(fn->lam);
       return nullptr;
   }
   // The call does at run time what it would do now: raise, or run long.

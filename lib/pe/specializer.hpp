@@ -186,6 +186,8 @@ class Specializer : public ExprFunctor<PVal*(Node*, PEnv*)> {
   // from then on, so the runaway call becomes a memoized helper instead of the request giving up.
   std::unordered_map<LambdaNode*, int> unfold_depth_;
   std::unordered_set<LambdaNode*> no_unfold_;
+  // Lambdas whose static run returned data with an identity: not run statically again.
+  std::unordered_set<LambdaNode*> builds_data_;
   int recoveries_ = 0;
   // Recursion through procedures (static_run-like scan of globals and captures), per closure.
   std::unordered_map<uint64_t, bool> recursive_;

@@ -1,0 +1,44 @@
+// whistle.hpp — the partial evaluator's termination test for specialized helpers: homeomorphic
+// embedding of helper keys (Higman, Kruskal; Sørensen and Glück's supercompiler whistle).
+//
+// A helper key is a tuple of slots, each the static skeleton of one argument (specializer.hpp,
+// KeyItem): partially static pairs, vectors and closures with their fields, frozen data (itself
+// a tree of pairs and vectors), holes for dynamic values. Key A is EMBEDDED in key B when every
+// slot of A embeds in the same slot of B, where a tree a embeds in b if
+//   - both are atoms and a "is no bigger than" b (below), or
+//   - a embeds in one of b's children (diving), or
+//   - a and b have the same constructor (pair, vector of one length, closure of one lambda) and
+//     each child of a embeds in the same child of b (coupling).
+// Atoms: holes embed in holes; characters, booleans, symbols, '() and identities (mutable
+// static objects) only in themselves; integers in integers of the same sign and at least the
+// same magnitude once their magnitude reaches kEmbedIntegerFloor (below it, only in
+// themselves: bounded indices such as a pattern position stay apart); other numbers in any
+// number of their kind; strings like integers, by length.
+//
+// Embedding is a well-quasi-order on the keys that occur in practice: every infinite sequence of
+// keys has an earlier key embedded in a later one, so a chain of nested helpers of one clause
+// that never repeats a key is cut after finitely many steps; bounded data (an interpreter's
+// program points, the suffixes of a static pattern) never embeds a smaller piece of itself and
+// stays static however large, while data that grows (a list being built, a counter past the
+// floor) is generalized at once.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+
+#include "pe/specializer.hpp"
+
+namespace quasi::pe {
+
+// Magnitude from which integers compare by size (smaller ones are distinct atoms).
+constexpr int64_t kEmbedIntegerFloor = 256;
+// Pairs of subtrees compared per test; past it the keys count as embedded (the whistle blows:
+// generalizing is always safe).
+constexpr int64_t kEmbedWork = 50000;
+
+// `arity(lam)`: how many free-variable items follow a kClosure item of that lambda.
+bool key_embedded(const gc_vector<KeyItem>& a, const gc_vector<uint32_t>& a_slots,
+                  const gc_vector<KeyItem>& b, const gc_vector<uint32_t>& b_slots,
+                  const std::function<size_t(LambdaNode*)>& arity);
+
+}  // namespace quasi::pe
