@@ -575,7 +575,7 @@ TEST_CASE("numbers: arithmetic primitives", "[numbers]") {
   CHECK(p.show("ceiling", {N("-7/2")}) == "-3");
   CHECK(p.show("truncate", {N("-7/2")}) == "-3");
   CHECK(p.show("round", {fx(7)}) == "7");
-  CHECK(p.error("round", {str}) == "round: expected a number, got \"a\"");
+  CHECK(p.error("round", {str}) == "round: expected a real number, got \"a\"");
 
   CHECK(p.show("rationalize", {num_exact(fl(0.3)), N("1/10")}) == "1/3");
   CHECK(p.show("rationalize", {fl(0.3), N("1/10")}) == "0.3333333333333333");

@@ -221,7 +221,9 @@ TEST_CASE("reader: numbers and number-like symbols", "[reader]") {
   CHECK(rw("(+inf.0 -inf.0 +nan.0)") == "(+inf.0 -inf.0 +nan.0)");
   CHECK(rw(".5") == "0.5");
   CHECK(rw("123456789012345678901234567890") == "123456789012345678901234567890");
-  for (const char* sym : {"+", "-", "...", "1+", "-1+", "+.", "+a", "-x-", "1a", ".x", "+i"}) {
+  CHECK(rw("(+i -i 1+i)") == "(+i -i 1+i)");  // the imaginary unit is a number (R7RS 7.1.1)
+  CHECK(!is_symbol(read1("+i")));
+  for (const char* sym : {"+", "-", "...", "1+", "-1+", "+.", "+a", "-x-", "1a", ".x", "+in", "-ix"}) {
     INFO(sym);
     CHECK(read1(sym) == intern(sym));
     CHECK(rw(sym) == sym);
