@@ -75,16 +75,26 @@ bool is_alphabetic(char32_t c) {
   return l && iswalpha_l(c, l) && digit_value_of(c) < 0;
 }
 
+// The titlecase letters (general category Lt, Unicode 15): glibc counts them both upper and lower
+// case because they have both mappings, but they have neither the Uppercase nor the Lowercase
+// property that char-upper-case?/char-lower-case? ask for (R7RS 6.6).
+bool is_titlecase(char32_t c) {
+  if (c < 0x1C5 || c > 0x1FFC) return false;
+  return c == 0x1C5 || c == 0x1C8 || c == 0x1CB || c == 0x1F2 || (c >= 0x1F88 && c <= 0x1F8F) ||
+         (c >= 0x1F98 && c <= 0x1F9F) || (c >= 0x1FA8 && c <= 0x1FAF) || c == 0x1FBC || c == 0x1FCC ||
+         c == 0x1FFC;
+}
+
 bool is_upper(char32_t c) {
   if (c < 0x80) return c >= 'A' && c <= 'Z';
   locale_t l = utf8_locale();
-  return l && iswupper_l(c, l);
+  return l && iswupper_l(c, l) && !is_titlecase(c);
 }
 
 bool is_lower(char32_t c) {
   if (c < 0x80) return c >= 'a' && c <= 'z';
   locale_t l = utf8_locale();
-  return l && iswlower_l(c, l);
+  return l && iswlower_l(c, l) && !is_titlecase(c);
 }
 
 char32_t upcase(char32_t c) {

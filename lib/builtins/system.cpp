@@ -11,6 +11,7 @@
 #include "builtins/registry.hpp"
 #include "core/numbers.hpp"
 #include "eval/environment.hpp"
+#include "eval/expander.hpp"
 #include "vm/vm.hpp"
 
 extern char** environ;
@@ -68,25 +69,7 @@ int exit_status(int argc, Value* argv) {
 QUASI_PRIM(p_exit) { throw ExitRequest{exit_status(argc, argv), false}; }
 QUASI_PRIM(p_emergency_exit) { throw ExitRequest{exit_status(argc, argv), true}; }
 
-QUASI_PRIM(p_features) {
-  static const char* const kFeatures[] = {
-      "r7rs", "exact-closed", "ratios", "full-unicode", "quasi",
-#if defined(__x86_64__)
-      "x86-64",
-#elif defined(__aarch64__)
-      "aarch64",
-#endif
-#if defined(__linux__)
-      "linux",
-#endif
-#if defined(__unix__) || defined(__APPLE__)
-      "posix",
-#endif
-  };
-  Value r = kNil;
-  for (size_t i = sizeof kFeatures / sizeof kFeatures[0]; i-- > 0;) r = cons(intern(kFeatures[i]), r);
-  return r;
-}
+QUASI_PRIM(p_features) { return expander_features(); }
 
 // ---- random ----------------------------------------------------------------------------------
 // xoshiro256** per thread, seeded from std::random_device through splitmix64.

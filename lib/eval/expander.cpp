@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <atomic>
 #include <unordered_map>
+#include <string>
 #include <unordered_set>
+#include <vector>
 
 #include "core/equality.hpp"
 #include "eval/embedded.hpp"
@@ -75,8 +77,41 @@ const Keyword kKeywords[] = {
     {"_", SpecialForm::Underscore},
 };
 
-const char* const kFeatures[] = {"r7rs",  "exact-closed", "ratios", "full-unicode", "ieee-float",
-                                 "quasi", "x86-64",       "linux",  "posix"};
+// The one table of feature identifiers (`features`, cond-expand); srfi-N ones are added for each
+// embedded scheme/lib/srfi/N.sld (all_features).
+const char* const kFeatures[] = {
+    "r7rs", "exact-closed", "exact-complex", "ratios", "full-unicode", "ieee-float", "quasi",
+#if defined(__x86_64__)
+    "x86-64",
+#elif defined(__aarch64__)
+    "aarch64",
+#endif
+#if defined(__linux__)
+    "linux",
+#endif
+#if defined(__unix__) || defined(__APPLE__)
+    "posix",
+#endif
+};
+
+// kFeatures, then srfi-N for every (srfi N) library built in, in numeric order. Computed once.
+const std::vector<std::string>& all_features() {
+  static const std::vector<std::string> features = [] {
+    std::vector<std::string> out(std::begin(kFeatures), std::end(kFeatures));
+    std::vector<int> srfis;
+    for (int i = 0; i < kLibraryFileCount; i++) {
+      std::string_view name = kLibraryFiles[i].name;
+      if (name.substr(0, 5) != "srfi/" || name.size() < 10 || name.substr(name.size() - 4) != ".sld") continue;
+      std::string_view number = name.substr(5, name.size() - 9);
+      if (number.find_first_not_of("0123456789") != std::string_view::npos) continue;
+      srfis.push_back(std::stoi(std::string(number)));
+    }
+    std::sort(srfis.begin(), srfis.end());
+    for (int n : srfis) out.push_back("srfi-" + std::to_string(n));
+    return out;
+  }();
+  return features;
+}
 
 inline Value cadr(Value x) { return car(cdr(x)); }
 inline Value cddr(Value x) { return cdr(cdr(x)); }
@@ -288,7 +323,8 @@ void install_special_forms(Environment* core) {
 
 Value expander_features() {
   Value out = kNil;
-  for (size_t i = std::size(kFeatures); i-- > 0;) out = cons(intern(kFeatures[i]), out);
+  const std::vector<std::string>& features = all_features();
+  for (size_t i = features.size(); i-- > 0;) out = cons(intern(features[i]), out);
   return out;
 }
 
@@ -1640,7 +1676,7 @@ bool Expander::feature_match(Value req, Value form) {
   Guard g(this, req);
   if (is_identifier(req)) {
     Value sym = identifier_symbol(req);
-    for (const char* f : kFeatures)
+    for (const std::string& f : all_features())
       if (sym == intern(f)) return true;
     return false;
   }

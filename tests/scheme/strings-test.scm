@@ -14,6 +14,12 @@
 (test "char-downcase" '(#\σ #\a #\ß) (list (char-downcase #\Σ) (char-downcase #\A) (char-downcase #\ß)))
 (test "char-foldcase" '(#\σ #\a) (list (char-foldcase #\Σ) (char-foldcase #\A)))
 (test "char-upcase of non-letter" #\1 (char-upcase #\1))
+;; Titlecase letters (Lt) are neither upper nor lower case; they are alphabetic (Unicode's
+;; Uppercase/Lowercase properties, which glibc's classes do not follow for them).
+(test "titlecase letters" '(#f #f #t #f #f #t #t)
+      (list (char-upper-case? #\x1C5) (char-lower-case? #\x1C5) (char-alphabetic? #\x1C5)
+            (char-upper-case? #\x1F88) (char-lower-case? #\x1FFC)
+            (char-upper-case? #\x1C4) (char-lower-case? #\x1C6)))
 (test "char-alphabetic?" '(#t #t #t #f #f)
       (list (char-alphabetic? #\a) (char-alphabetic? #\λ) (char-alphabetic? #\中)
             (char-alphabetic? #\1) (char-alphabetic? #\space)))

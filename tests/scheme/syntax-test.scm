@@ -267,5 +267,12 @@
 (test "cond-expand else" 2 (cond-expand (quasi-no-such-feature 1) (else 2)))
 (test "cond-expand library" 'ok (cond-expand ((library (scheme base)) 'ok) (else 'missing)))
 (test "features lists r7rs" #t (and (memq 'r7rs (features)) #t))
+;; One list for both: every feature cond-expand accepts is in (features) and back, and each
+;; built-in (srfi N) library is feature srfi-N.
+(test "features include the srfi libraries" '(#t #t #t #f)
+      (map (lambda (f) (and (memq f (features)) #t)) '(srfi-1 srfi-69 exact-complex srfi-9999)))
+(test "cond-expand sees srfi-N and exact-complex" '(yes yes no)
+      (list (cond-expand (srfi-1 'yes) (else 'no)) (cond-expand ((and exact-complex srfi-133) 'yes) (else 'no))
+            (cond-expand (srfi-9999 'yes) (else 'no))))
 
 (test-end)
