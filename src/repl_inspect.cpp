@@ -54,7 +54,9 @@ void Repl::cmd_describe(std::string_view arg) {
     }
     fresh_lines();
     if (!v.is_procedure()) {
-      std::cout << name << ": a value: " << v.to_string() << std::endl;
+      std::cout << name << ": a value: " << v.to_string() << '\n';
+      if (doc.is_string()) std::cout << "  " << doc.as<std::string>() << '\n';  // a built-in value
+      std::cout << std::flush;
       return;
     }
     std::cout << name << ": " << procedure_field(v, "kind").to_string() << ", "

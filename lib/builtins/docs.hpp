@@ -1,11 +1,11 @@
 // docs.hpp — the documentation of the built-ins: one entry per procedure and syntactic keyword of
 // the default environment (C++ primitives, procedures the prelude defines in Scheme, special
-// forms and macros), kept as data in ONE table, docs.cpp, keyed by name. The REPL's ,doc and
+// forms and macros), kept as data in ONE table, doc_table.cpp, keyed by name. The REPL's ,doc and
 // ,describe and the procedures `documentation` and `procedure-information` read it.
 //
 // Invariant (tests/unit/docs_test.cpp): every name bound in a fresh engine's interaction
 // environment, except '%' internals, has an entry, and every entry names such a binding. A new
-// built-in therefore needs its line in docs.cpp.
+// built-in therefore needs its line in doc_table.cpp.
 #pragma once
 
 #include <span>

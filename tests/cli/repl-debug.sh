@@ -27,6 +27,13 @@ run --stdin '(define (area r) (* 3 r r))
 ,describe define
 ,describe no-such-name
 ,doc car
+,doc filter
+,doc let
+,doc make-vector
+,doc current-output-port
+,describe string-comparator
+,describe syntax-rules
+,doc guard
 ,apropos string-upc
 ,expand (when (> 1 0) (display 1))
 ' "$QUASI"
@@ -37,6 +44,13 @@ expect_match ",describe a built-in shows its documentation" "$OUT" 'The first el
 expect_match ",describe a keyword" "$OUT" '^define: syntax$'
 expect_match ",describe of an unbound name" "$ERR" 'no-such-name is not bound'
 expect_match ",doc" "$OUT" '^\(car pair\)'
+expect_match ",doc of a procedure the prelude defines" "$OUT" '^\(filter pred list\)  The elements of list for which pred is true'
+expect_match ",doc of a keyword" "$OUT" '^\(let \[name\] \(\(var init\) \.\.\.\) body \.\.\.\)  '
+expect_match ",doc: optional arguments in brackets" "$OUT" '^\(make-vector k \[fill\]\)  '
+expect_match ",doc of a parameter" "$OUT" '^\(current-output-port\)  A parameter'
+expect_match ",describe of a built-in value shows its line" "$OUT" '^  string-comparator  A comparator for strings'
+expect_match ",describe of a keyword shows its line" "$OUT" '^  \(syntax-rules \(literal \.\.\.\) '
+expect_match ",doc guard" "$OUT" '^\(guard \(var clause \.\.\.\) body \.\.\.\)  '
 expect_match ",apropos" "$OUT" '^string-upcase$'
 expect_match ",expand shows the expansion as Scheme" "$OUT" '^\(if \(> 1 0\)'
 
