@@ -7,6 +7,7 @@
 //   quasi -e EXPR [ARGS...]   evaluate EXPR; (command-line) is ("-e" ARGS...)
 //   quasi --dump-ir=PASS FILE print the core IR of FILE's forms after optimizer pass PASS
 //   quasi -i                  the REPL with prompts even without a terminal (editors)
+//   quasi --listen[=ADDR]     serve the REPL on a loopback or Unix socket (server.hpp)
 //   -I DIR, -A DIR            look for libraries in DIR before / after the built-in ones
 //   --no-jit, --jit=MODE, --jit-log   choose and watch the native-code compiler (any mode)
 //
@@ -27,6 +28,7 @@
 
 #include "quasi/quasi.hpp"
 #include "repl.hpp"
+#include "server.hpp"
 
 namespace {
 
@@ -48,6 +50,10 @@ constexpr const char* kHelpText =
     "  -I DIR            look for libraries in DIR before the installed and built-in ones\n"
     "                    (repeatable; searched in the order given)\n"
     "  -A DIR            look for libraries in DIR after the built-in ones (repeatable)\n"
+    "      --listen[=ADDR]\n"
+    "                    serve the REPL on a local socket, one session (its own process\n"
+    "                    and environment) per connection; ADDR is PORT (on 127.0.0.1,\n"
+    "                    default 37100), [::1]:PORT or unix:PATH; never other hosts\n"
     "      --dump-ir=PASS FILE\n"
     "                    print the IR of each form of FILE after optimizer pass PASS\n"
     "                    (expand, a pass name, or all) and exit; nothing runs\n"
@@ -69,7 +75,9 @@ constexpr const char* kHelpText =
     "command line.\n";
 
 struct Invocation {
-  enum class Mode { kRepl, kScript, kEval, kHelp, kVersion, kDumpIr, kListPasses } mode = Mode::kRepl;
+  enum class Mode { kRepl, kScript, kEval, kHelp, kVersion, kDumpIr, kListPasses, kServe } mode = Mode::kRepl;
+  quasi::cli::ListenAddress listen;       // --listen[=ADDR]
+  std::vector<std::string> session_args;  // the options each served session inherits
   std::string dump_pass;  // --dump-ir=PASS
   quasi::cli::ReplOptions repl;  // --interactive
   quasi::Engine::Options engine_options;  // --no-jit, --jit=MODE, --jit-log
@@ -125,6 +133,16 @@ std::optional<Invocation> parse_command_line(int argc, char** argv) {
       inv.mode = Invocation::Mode::kListPasses;
       return inv;
     }
+    if (a == "--listen" || a.substr(0, 9) == "--listen=") {
+      std::string why;
+      if (!quasi::cli::parse_listen_address(a.size() > 9 ? a.substr(9) : "", &inv.listen, &why)) {
+        std::cerr << "quasi: --listen takes " << why << '\n' << kUsageLine << kHelpHint;
+        return std::nullopt;
+      }
+      inv.mode = Invocation::Mode::kServe;
+      continue;
+    }
+    if (a != "-i" && a != "--interactive") inv.session_args.emplace_back(a);  // options only here
     if (a == "--verbose-backtrace") {
       inv.repl.verbose_backtrace = true;
       continue;
@@ -150,6 +168,7 @@ std::optional<Invocation> parse_command_line(int argc, char** argv) {
         std::cerr << "quasi: " << a << " needs a directory\n" << kUsageLine << kHelpHint;
         return std::nullopt;
       }
+      inv.session_args.emplace_back(argv[i + 1]);
       (a == "-I" ? inv.include_dirs : inv.append_dirs).push_back(argv[++i]);
       continue;
     }
@@ -175,6 +194,10 @@ std::optional<Invocation> parse_command_line(int argc, char** argv) {
       inv.program = argv[i + 1];
       return inv;
     }
+    if (inv.mode == Invocation::Mode::kServe && (a == "-e" || a == "--eval" || a.substr(0, 9) == "--dump-ir")) {
+      std::cerr << "quasi: --listen serves the REPL; it takes no " << a << '\n' << kUsageLine << kHelpHint;
+      return std::nullopt;
+    }
     if (a == "-e" || a == "--eval") {
       if (i + 1 >= argc) {
         std::cerr << "quasi: " << a << " needs an expression\n" << kUsageLine << kHelpHint;
@@ -190,6 +213,13 @@ std::optional<Invocation> parse_command_line(int argc, char** argv) {
       return std::nullopt;
     }
     break;  // the script
+  }
+  if (inv.mode == Invocation::Mode::kServe) {
+    if (i < argc) {
+      std::cerr << "quasi: --listen serves the REPL; it runs no FILE\n" << kUsageLine << kHelpHint;
+      return std::nullopt;
+    }
+    return inv;
   }
   if (i < argc) {
     inv.mode = Invocation::Mode::kScript;
@@ -259,6 +289,8 @@ static int real_main(int argc, char** argv) {
     case Invocation::Mode::kVersion:
       std::cout << "quasi " << quasi::version() << '\n';
       return 0;
+    case Invocation::Mode::kServe:
+      return quasi::cli::run_server(inv->listen, inv->session_args);
     case Invocation::Mode::kListPasses:
       for (const quasi::OptimizerPass& p : quasi::optimizer_passes())
         std::cout << p.name << "  (level " << p.level << ")  " << p.description << '\n';
