@@ -32,12 +32,17 @@ void* gmp_realloc(void* p, size_t, size_t n) {
 void gmp_free(void* p, size_t) { std::free(p); }
 }  // namespace
 
-void* refill_small(size_t words) {
+SmallFreeLists* thread_free_lists() {
   SmallFreeLists*& fl = tl_free_lists;
   if (!fl) {
     fl = static_cast<SmallFreeLists*>(GC_MALLOC_UNCOLLECTABLE(sizeof(SmallFreeLists)));
     if (!fl) throw std::bad_alloc();
   }
+  return fl;
+}
+
+void* refill_small(size_t words) {
+  SmallFreeLists* fl = thread_free_lists();
   void* list = fl->lists[words];
   if (!list) list = GC_malloc_many(words * 8);
   if (!list) throw std::bad_alloc();

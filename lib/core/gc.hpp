@@ -42,6 +42,10 @@ struct SmallFreeLists {
 // Constant-initialized, so access is a plain TLS load (no wrapper call).
 inline thread_local SmallFreeLists* tl_free_lists = nullptr;
 void* refill_small(size_t words);
+// This thread's lists, made on first use. Their address never changes for the thread's life, so
+// machine code may hold it for a run (jit/x64_emit.cpp pops pairs, boxes, closures and flonums
+// inline and calls the runtime only when a list is empty).
+SmallFreeLists* thread_free_lists();
 
 // Scanned memory of `bytes` (at most kSmallObjectWords words), zeroed except the first word.
 inline void* gc_alloc_small(size_t bytes) {

@@ -6,6 +6,7 @@
 //   rbx  VmImpl*            r12  R, the running frame (stack + fp)
 //   r13  the VM stack base   r14  this run's session number (Frame::session)
 //   r15  rsp at the start of the run, restored by every exit
+//   rbp  this thread's small-object free lists (core/gc.hpp), for inline allocation
 //   rax, rcx, rdx, rsi, rdi, r8-r11, xmm0-xmm1: scratch
 // A call between compiled procedures is a machine `call` (so the return is a well-predicted
 // `ret`) as long as the run's machine stack stays small; the VM frame records the run's session
@@ -63,7 +64,7 @@ void release_code(void* obj, void*) {
   jc->code = nullptr;
 }
 
-using EntryFn = const Insn* (*)(VmImpl* vm, void* target);
+using EntryFn = const Insn* (*)(VmImpl* vm, void* target, SmallFreeLists* free_lists);
 
 // Offsets of the VM fields compiled code reads and writes. VmImpl is not standard-layout (it
 // holds containers), but its fields are at fixed offsets; GCC computes them correctly.
@@ -127,6 +128,7 @@ void emit_prologue(Assembler& a) {
   a.push(r15);
   a.sub(rsp, 8);  // 16-byte alignment for calls into the runtime
   a.mov(r15, rsp);
+  a.mov(rbp, rdx);
   a.mov(rbx, rdi);
   a.mov(r14, qword_ptr(rbx, kVmJitSession));
   a.add(r14, 1);
@@ -200,6 +202,17 @@ uint64_t rt_box(uint64_t v) noexcept { return or_zero([&] { return make_box(Valu
 uint64_t rt_flonum(double d) noexcept { return or_zero([&] { return make_flonum(d); }); }
 uint64_t rt_closure(Proto* p, Value* R) noexcept { return or_zero([&] { return close_over(p, R); }); }
 
+// Inline allocation pops this thread's free list of the object's size (core/gc.hpp) and writes
+// every word of the object; the routines above run only when the list is empty (they refill it).
+constexpr int32_t free_list_offset(size_t bytes) {
+  return int32_t(offsetof(SmallFreeLists, lists) + (bytes + 7) / 8 * sizeof(void*));
+}
+constexpr int32_t kPairList = free_list_offset(sizeof(Pair));
+constexpr int32_t kBoxList = free_list_offset(sizeof(Box));
+constexpr int32_t kFlonumList = free_list_offset(sizeof(Flonum));
+static_assert(sizeof(Pair) == 24 && sizeof(Box) == 16 && sizeof(Flonum) == 16 && sizeof(Closure) == 16,
+              "inline allocation writes every word of these objects");
+
 // A call to a primitive that is not a VM control operation, with a valid argument count.
 uint64_t rt_call_primitive(VmImpl* vm, Primitive* pr, int64_t argc, Value* args) noexcept {
   try {
@@ -240,7 +253,9 @@ class Emitter {
     }
     // Out-of-line slow paths, then the exits to the interpreter (one per instruction that has
     // one), then the epilogue.
-    for (auto& sp : slow_paths_) {
+    // By index: a slow path may add another (allocate_into inside an inline primitive's path).
+    for (size_t i = 0; i < slow_paths_.size(); i++) {
+      SlowPath sp = slow_paths_[i];
       a_.bind(sp.label);
       sp.emit();
     }
@@ -305,6 +320,52 @@ class Emitter {
     a_.test(rax, rax);
     a_.jz(exit);
     a_.mov(R(dst), rax);
+  }
+
+  // rax = an object popped from the free list at `list_offset` (rbp), its header written; an empty
+  // list jumps to `empty`. Clobbers rcx. The object is only in rax until the caller stores it:
+  // no collection can happen in between (nothing here calls out).
+  void pop_free_list(int32_t list_offset, uint64_t header, const Label& empty) {
+    a_.mov(rax, qword_ptr(rbp, list_offset));
+    a_.test(rax, rax);
+    a_.jz(empty);
+    a_.mov(rcx, qword_ptr(rax));
+    a_.mov(qword_ptr(rbp, list_offset), rcx);
+    a_.mov(qword_ptr(rax), int32_t(header));
+  }
+
+  // R[dst] = a new object: the inline pop, then `fill` (rax = the object; may use rcx, rdx) writes
+  // its fields; an empty list runs `setup` and calls `routine` out of line (failure: the
+  // interpreter repeats the instruction).
+  void allocate_into(int32_t dst, int32_t list_offset, uint64_t header, int32_t index,
+                     const std::function<void()>& fill, std::function<void()> setup, const void* routine) {
+    Label done = a_.newLabel();
+    Label empty = slow_path([=, this] {
+      setup();
+      call_runtime(routine);
+      a_.test(rax, rax);
+      a_.jz(exit_label(index));
+      a_.jmp(done);
+    });
+    pop_free_list(list_offset, header, empty);
+    fill();
+    a_.bind(done);
+    a_.mov(R(dst), rax);
+  }
+
+  // rax = a new flonum holding xmm0 (popped inline; an empty list calls rt_flonum in line, so this
+  // is usable inside slow paths); failure jumps to `exit`. Clobbers rcx and the caller-saved
+  // registers; xmm0 is read before any call.
+  void box_xmm0(const Label& exit) {
+    Label empty = a_.newLabel(), done = a_.newLabel();
+    pop_free_list(kFlonumList, make_header(Type::Flonum), empty);
+    a_.movsd(qword_ptr(rax, kFlonumValue), xmm0);
+    a_.jmp(done);
+    a_.bind(empty);
+    call_runtime(reinterpret_cast<const void*>(&rt_flonum));
+    a_.test(rax, rax);
+    a_.jz(exit);
+    a_.bind(done);
   }
 
   // r9 = the new top + 1: to the interpreter unless it is under the stack's soft limit; raises
@@ -389,10 +450,17 @@ class Emitter {
         a_.mov(rax, qword_ptr(rax, kBoxValue));
         a_.mov(R(s.a), rax);
         return;
-      case Op::kBox:
-        a_.mov(rdi, R(s.a));
-        call_runtime_into(reinterpret_cast<const void*>(&rt_box), s.a, exit_label(s.index));
+      case Op::kBox: {
+        int32_t r = s.a;
+        allocate_into(
+            r, kBoxList, make_header(Type::Box), s.index,
+            [=, this] {
+              a_.mov(rcx, R(r));
+              a_.mov(qword_ptr(rax, kBoxValue), rcx);
+            },
+            [=, this] { a_.mov(rdi, R(r)); }, reinterpret_cast<const void*>(&rt_box));
         return;
+      }
       case Op::kUnbox:
         a_.mov(rax, R(s.b));
         a_.mov(rax, qword_ptr(rax, kBoxValue));
@@ -406,9 +474,34 @@ class Emitter {
       case Op::kClosure: {
         Value proto = p_->consts[s.b];
         constants_->push_back(proto);
-        a_.mov(rdi, imm(proto.bits));
-        a_.mov(rsi, r12);
-        call_runtime_into(reinterpret_cast<const void*>(&rt_closure), s.a, exit_label(s.index));
+        Proto* child = proto.as<Proto>();
+        int32_t n = child->ncaptures;
+        auto setup = [=, this] {
+          a_.mov(rdi, imm(proto.bits));
+          a_.mov(rsi, r12);
+        };
+        const void* routine = reinterpret_cast<const void*>(&rt_closure);
+        if (sizeof(Closure) + size_t(n) * 8 > kSmallObjectWords * 8) {
+          setup();
+          call_runtime_into(routine, s.a, exit_label(s.index));
+          return;
+        }
+        // The captures are known from the child Proto: the same copies close_over makes.
+        auto fill = [=, this] {
+          a_.mov(rcx, imm(proto.bits));
+          a_.mov(qword_ptr(rax, kClosureProto), rcx);
+          bool any_free = false;
+          for (int32_t k = 0; k < n; k++) any_free |= child->captures[k].from_free != 0;
+          if (any_free) a_.mov(rdx, R(0));
+          for (int32_t k = 0; k < n; k++) {
+            Capture cap = child->captures[k];
+            if (cap.from_free) a_.mov(rcx, qword_ptr(rdx, kClosureFree + int32_t(cap.index) * 8));
+            else a_.mov(rcx, R(int32_t(cap.index)));
+            a_.mov(qword_ptr(rax, kClosureFree + k * 8), rcx);
+          }
+        };
+        allocate_into(s.a, free_list_offset(sizeof(Closure) + size_t(n) * 8), make_header(Type::Closure, uint64_t(n)),
+                      s.index, fill, setup, routine);
         return;
       }
       case Op::kFixClosure:
@@ -467,11 +560,23 @@ class Emitter {
         a_.mov(rax, qword_ptr(rax, s.op == Op::kCar ? kPairCar : kPairCdr));
         a_.mov(R(s.a), rax);
         return;
-      case Op::kCons:
-        a_.mov(rdi, R(s.b));
-        a_.mov(rsi, R(s.c));
-        call_runtime_into(reinterpret_cast<const void*>(&rt_cons), s.a, exit_label(s.index));
+      case Op::kCons: {
+        int32_t x = s.b, y = s.c;
+        allocate_into(
+            s.a, kPairList, make_header(Type::Pair), s.index,
+            [=, this] {
+              a_.mov(rcx, R(x));
+              a_.mov(qword_ptr(rax, kPairCar), rcx);
+              a_.mov(rcx, R(y));
+              a_.mov(qword_ptr(rax, kPairCdr), rcx);
+            },
+            [=, this] {
+              a_.mov(rdi, R(x));
+              a_.mov(rsi, R(y));
+            },
+            reinterpret_cast<const void*>(&rt_cons));
         return;
+      }
       case Op::kNullP:
         a_.cmp(R(s.b), int32_t(kNil.bits));
         bool_from_flags(CondCode::kE, eax);
@@ -717,7 +822,8 @@ class Emitter {
       if (op == kOpAdd) a_.addsd(xmm0, xmm1);
       else if (op == kOpSub) a_.subsd(xmm0, xmm1);
       else a_.mulsd(xmm0, xmm1);
-      call_runtime_into(reinterpret_cast<const void*>(&rt_flonum), dst, exit);
+      box_xmm0(exit);
+      a_.mov(R(dst), rax);
       a_.jmp(done);
       a_.bind(generic);
       a_.mov(edi, int32_t(op));
@@ -927,9 +1033,7 @@ class Emitter {
       Label exit = exit_label(head.index);  // resets rsp; nothing in the frame has changed yet
       for (size_t k = 0; k < boxed.size(); k++) {
         a_.movsd(xmm0, qword_ptr(rsp, int32_t(k) * 8));
-        call_runtime(reinterpret_cast<const void*>(&rt_flonum));
-        a_.test(rax, rax);
-        a_.jz(exit);
+        box_xmm0(exit);
         a_.mov(qword_ptr(rsp, int32_t(k) * 8), rax);  // the stack is scanned: the box stays alive
       }
       for (size_t k = 0; k < boxed.size(); k++) {
@@ -1329,7 +1433,7 @@ JitCode* emit_x64(const Proto* p, const LoweredProc& lp, std::string* listing, s
 
 const Insn* run_x64(VmImpl& vm, void* target) {
   EntryFn enter = entry_stub();
-  return enter(&vm, target);
+  return enter(&vm, target, thread_free_lists());
 }
 
 bool x64_available() { return entry_stub() != nullptr; }
