@@ -62,6 +62,11 @@ constexpr const char* kHelpText =
     "      --jit=MODE    off, on (the default: compile hot procedures and everything\n"
     "                    specialize makes) or force (compile every procedure)\n"
     "      --jit-log     report on stderr what gets compiled to machine code and why\n"
+    "  -W0, -Wnone       no compile-time warnings (by default they go to stderr:\n"
+    "                    file:line:col: warning: ...)\n"
+    "  -Wunbound-variable, -Warity-mismatch\n"
+    "                    only these warnings (repeatable); -Wno-KIND turns one off,\n"
+    "                    -Wall (the default) turns them all on\n"
     "      --verbose-backtrace\n"
     "                    error reports list the prelude's own procedures too\n"
     "      --version     print the version and exit\n"
@@ -85,6 +90,7 @@ struct Invocation {
   std::vector<std::string> args;
   std::vector<std::string> include_dirs;  // -I DIR
   std::vector<std::string> append_dirs;   // -A DIR
+  bool warnings_listed = false;           // a -WKIND was given
 };
 
 // The library search path (quasi::Engine::Options): -I dirs, QUASI_LIBRARY_PATH, the installed
@@ -109,6 +115,40 @@ void set_library_path(Invocation& inv) {
     if (std::filesystem::is_directory(installed, ec)) path.push_back(installed.string());
   }
   inv.engine_options.library_path_after = inv.append_dirs;
+}
+
+// -W0 -Wnone -Wall -W1 -WKIND -Wno-KIND (Guile's kinds: unbound-variable, arity-mismatch). The
+// first -WKIND replaces the default set with the kinds listed.
+bool parse_warning_option(std::string_view a, Invocation& inv) {
+  using Options = quasi::Engine::Options;
+  unsigned& kinds = inv.engine_options.warnings;
+  std::string_view k = a.substr(2);
+  if (k == "0" || k == "none") {
+    kinds = 0;
+    return true;
+  }
+  if (k == "1" || k == "all" || k.empty()) {
+    kinds = Options::kAllWarnings;
+    return true;
+  }
+  bool off = k.substr(0, 3) == "no-";
+  if (off) k = k.substr(3);
+  unsigned kind = k == "unbound-variable" ? Options::kUnboundVariable
+                  : k == "arity-mismatch" ? Options::kArityMismatch
+                                          : 0;
+  if (!kind) {
+    std::cerr << "quasi: unknown warning " << a << " (unbound-variable, arity-mismatch, all, none)\n"
+              << kUsageLine << kHelpHint;
+    return false;
+  }
+  if (off) {
+    kinds &= ~kind;
+  } else {
+    if (!inv.warnings_listed) kinds = 0;
+    inv.warnings_listed = true;
+    kinds |= kind;
+  }
+  return true;
 }
 
 // Parses argv, or returns nullopt after printing why it is not a valid command line.
@@ -143,6 +183,10 @@ std::optional<Invocation> parse_command_line(int argc, char** argv) {
       continue;
     }
     if (a != "-i" && a != "--interactive") inv.session_args.emplace_back(a);  // options only here
+    if (a.substr(0, 2) == "-W") {
+      if (!parse_warning_option(a, inv)) return std::nullopt;
+      continue;
+    }
     if (a == "--verbose-backtrace") {
       inv.repl.verbose_backtrace = true;
       continue;
@@ -298,6 +342,11 @@ static int real_main(int argc, char** argv) {
     default:
       break;
   }
+  // Compile-time warnings go to stderr after what the program printed so far.
+  inv->engine_options.on_warning = [](const std::string& message) {
+    std::cout.flush();
+    std::cerr << message << '\n';
+  };
   try {
     quasi::Engine engine(inv->engine_options);
     if (inv->mode == Invocation::Mode::kRepl) {

@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "engine/warnings.hpp"
 #include "engine/engine_bridge.hpp"
 #include "quasi/quasi.hpp"
 
@@ -332,6 +333,10 @@ Word unspecified() { return bridge::unspecified(); }
 Word cons(Word a, Word d) { return bridge::cons(a, d); }
 Kind kind(Word w) { return Kind(int(bridge::kind(w))); }
 static_assert(int(Kind::Other) == int(bridge::Kind::Other), "detail::Kind mirrors bridge::Kind");
+static_assert(unsigned(Engine::Options::kUnboundVariable) == kWarnUnboundVariable &&
+                  unsigned(Engine::Options::kArityMismatch) == kWarnArityMismatch &&
+                  unsigned(Engine::Options::kAllWarnings) == kWarnAll,
+              "Engine::Options::Warning mirrors engine/warnings.hpp");
 Word car(Word w) { return bridge::car(w); }
 Word cdr(Word w) { return bridge::cdr(w); }
 
@@ -797,6 +802,8 @@ bridge::EngineConfig config_of(const Engine::Options& o) {
   c.alloc_limit = o.memory_limit;
   c.jit_mode = o.jit == Engine::Options::Jit::kDefault ? -1 : int(o.jit) - 1;
   c.jit_log = o.jit_log;
+  c.warning_kinds = o.on_warning ? o.warnings : 0;
+  c.on_warning = o.on_warning;
   c.library_path = o.library_path;
   c.library_path_after = o.library_path_after;
   return c;

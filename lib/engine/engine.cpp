@@ -381,6 +381,9 @@ Engine* create_engine(const EngineConfig& config) {
   e->vm.interaction_env = user;
   e->vm.env_roots.set(list({make_ptr(core), make_ptr(user)}));
   apply_sandbox(e.get(), user);
+  // After the prelude: warnings are about the host's and the user's code.
+  e->vm.warning_kinds = config.warning_kinds;
+  e->vm.on_warning = config.on_warning;
   return e.release();
 }
 

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -40,6 +41,8 @@ struct EngineConfig {
   bool jit_log = false;           // report compilations on stderr (process-wide)
   std::vector<std::string> library_path;        // searched after the program's directory
   std::vector<std::string> library_path_after;  // searched after the built-in libraries
+  unsigned warning_kinds = 0;                              // engine/warnings.hpp WarningKind
+  std::function<void(const std::string&)> on_warning;      // null: no warnings
 };
 
 Engine* create_engine(const EngineConfig& config = EngineConfig{});

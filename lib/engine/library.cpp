@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -352,36 +353,37 @@ SpecialForm keyword_of(Environment* env, Value form) {
   return is_macro(b) ? b.as<Macro>()->form : SpecialForm::None;
 }
 
-void predeclare(Environment* env, Value form, int depth) {
+// Calls `each` with every identifier `form` defines at its top level (see for_each_definition).
+void walk_definitions(Environment* env, Value form, int depth, const std::function<void(Value, Value)>& each) {
   if (depth > 1000 || list_length(form) < 2) return;
   switch (keyword_of(env, form)) {
     case SpecialForm::Begin:
-      for (Value l = cdr(form); is_pair(l); l = cdr(l)) predeclare(env, car(l), depth + 1);
+      for (Value l = cdr(form); is_pair(l); l = cdr(l)) walk_definitions(env, car(l), depth + 1, each);
       return;
     case SpecialForm::Define: {
       Value target = cadr(form);
       for (int guard = 0; is_pair(target) && guard < 1000; guard++) target = car(target);  // curried
-      record_definition(env, target);
+      each(target, form);
       return;
     }
     case SpecialForm::DefineValues: {
       Value f = cadr(form);
-      for (; is_pair(f); f = cdr(f)) record_definition(env, car(f));
-      record_definition(env, f);
+      for (; is_pair(f); f = cdr(f)) each(car(f), form);
+      each(f, form);
       return;
     }
     case SpecialForm::DefineRecordType: {
       // (define-record-type name (ctor field ...) pred (field accessor [modifier]) ...)
       int64_t n = list_length(form);
       if (n < 3) return;
-      record_definition(env, cadr(form));
+      each(cadr(form), form);
       Value ctor = car(cddr(form));
-      record_definition(env, is_pair(ctor) ? car(ctor) : ctor);
+      each(is_pair(ctor) ? car(ctor) : ctor, form);
       if (n < 4) return;
-      record_definition(env, car(cdr(cddr(form))));
+      each(car(cdr(cddr(form))), form);
       for (Value f = cdr(cdr(cddr(form))); is_pair(f); f = cdr(f))
         if (list_length(car(f)) >= 2)
-          for (Value p = cdr(car(f)); is_pair(p); p = cdr(p)) record_definition(env, car(p));
+          for (Value p = cdr(car(f)); is_pair(p); p = cdr(p)) each(car(p), form);
       return;
     }
     default:
@@ -391,8 +393,12 @@ void predeclare(Environment* env, Value form, int depth) {
 
 }  // namespace
 
+void for_each_definition(Environment* env, Value form, const std::function<void(Value, Value)>& each) {
+  walk_definitions(env, form, 0, each);
+}
+
 void predeclare_definitions(Environment* env, const gc_vector<Value>& forms) {
-  for (Value f : forms) predeclare(env, f, 0);
+  for (Value f : forms) walk_definitions(env, f, 0, [env](Value id, Value) { record_definition(env, id); });
 }
 
 void import_declaration(Vm& vm, Environment* env, Value form) {

@@ -21,6 +21,8 @@
 // file holds define-library forms only.
 #pragma once
 
+#include <functional>
+
 #include "core/gc.hpp"
 #include "core/object.hpp"
 
@@ -51,6 +53,9 @@ Environment* environment_from_imports(Vm& vm, Value import_sets, Value form);
 // procedures defined before them (R7RS 5.1: a program body is one scope). Definitions produced
 // by macro uses are not seen here.
 void predeclare_definitions(Environment* env, const gc_vector<Value>& forms);
+// Calls each(identifier, defining-form) for every name `form` defines at its top level, as
+// predeclare_definitions sees them (keywords are looked up in `env`).
+void for_each_definition(Environment* env, Value form, const std::function<void(Value, Value)>& each);
 
 // environment, scheme-report-environment, null-environment, interaction-environment.
 void register_library_primitives(Environment* core);

@@ -7,6 +7,7 @@
 #include "core/error.hpp"
 #include "engine/library.hpp"
 #include "engine/redefinition.hpp"
+#include "engine/warnings.hpp"
 #include "eval/embedded.hpp"
 #include "eval/environment.hpp"
 #include "eval/expander.hpp"
@@ -82,6 +83,7 @@ Value compile_form(Vm& vm, Value form, Environment* env) {
   }
   VmExpandHost host(vm);
   Node* ir = expand_toplevel(form, env, vm.core_env, &host);
+  warn_about_form(vm, ir);
   apply_redefinitions(env);  // a define of an imported name moves the code compiled before it
   ir = run_default_pipeline(vm, ir);  // fold-constants, inline-small, ... (passes/)
   Value thunk = compile_toplevel(vm, ir);
@@ -111,6 +113,10 @@ Value run_form(Vm& vm, Value form, SrcLoc at, Environment* env) {
 
 Value eval_source(Vm& vm, std::string_view text, const std::string& source_name, Environment* env,
                   const std::function<void(Value)>& each) {
+  // Warnings look at the whole text first, so a definition further down is not "unbound".
+  std::optional<WarningScope> warnings;
+  if (vm.on_warning && vm.warning_kinds && !is_embedded_name(source_name))
+    warnings.emplace(vm, env, read_forms_for_warnings(text, source_name));
   StringSource src(text, intern_source_file(source_name));
   Reader reader(src);
   Value result = kUnspecified;
@@ -159,6 +165,8 @@ Value run_program(Vm& vm, std::string_view text, const std::string& source_name)
   }
   gc_vector<Value> body(forms.begin() + first, forms.end());
   predeclare_definitions(env, body);
+  std::optional<WarningScope> warnings;
+  if (vm.on_warning && vm.warning_kinds) warnings.emplace(vm, env, body);
   Value result = kUnspecified;
   for (size_t i = first; i < forms.size(); i++) result = run_form(vm, forms[i], starts[i], env);
   return result;

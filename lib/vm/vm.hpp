@@ -5,6 +5,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,7 @@ struct Environment;
 struct VmImpl;
 struct PassOptions;
 class Profiler;
+struct WarningScope;
 
 struct Vm {
   Environment* interaction_env = nullptr;  // what scripts and the REPL see
@@ -52,6 +54,11 @@ struct Vm {
   // #(stdin stdout stderr current-input current-output current-error), or #f for a bare Vm, which
   // then uses the process-wide ones (builtins/port.hpp, install_standard_ports).
   GcRoot stdio{kFalse};
+  // Compile-time warnings (engine/warnings.hpp): the kinds wanted (a WarningKind mask), where
+  // they go (null: none are computed), and the program or text being compiled when one is.
+  unsigned warning_kinds = 0;
+  std::function<void(const std::string&)> on_warning;
+  WarningScope* warning_scope = nullptr;
   // Sandbox: when false, load, include and library files are refused (the file procedures
   // themselves are rebound by the engine).
   bool allow_files = true;

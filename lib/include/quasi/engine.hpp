@@ -96,6 +96,16 @@ class Engine : public detail::Definitions<Engine> {
     Jit jit = Jit::kDefault;
     bool jit_log = false;
 
+    // Compile-time warnings, as Guile gives them: a reference to a variable that is neither bound
+    // nor defined anywhere in the text being run, and a call with the wrong number of arguments
+    // to a procedure whose arity is known (a built-in, a global procedure, or one the same text
+    // defines further down). Each arrives as "file:line:col: warning: message"; nothing stops.
+    // Checked for eval, load and run_program text, not for library bodies. Null: none (the
+    // default); `quasi` prints them on stderr unless -W0.
+    enum Warning : unsigned { kUnboundVariable = 1, kArityMismatch = 2, kAllWarnings = 3 };
+    unsigned warnings = kAllWarnings;  // which kinds on_warning receives
+    std::function<void(const std::string&)> on_warning;
+
     // Where `import` looks for a library file, (foo bar) being foo/bar.sld: first the directory
     // of the program being run (the current directory for eval), then library_path in order,
     // then the libraries built into Quasi (the R7RS ones, the SRFIs, (quasi ...)), then
