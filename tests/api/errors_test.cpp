@@ -3,6 +3,7 @@
 
 #include <catch2/catch.hpp>
 #include <string>
+#include <vector>
 
 using quasi::Engine;
 
@@ -57,4 +58,27 @@ TEST_CASE("an error from load names the file", "[api][errors]") {
   quasi::Error e = caught(engine, "(load \"/nonexistent/file.scm\")");
   CHECK(e.kind() == "file");
   CHECK_THROWS_AS(engine.load("/nonexistent/file.scm"), quasi::Error);
+}
+
+TEST_CASE("compile-time warnings reach Options::on_warning, and only when asked for", "[api][warnings]") {
+  std::vector<std::string> got;
+  quasi::Engine::Options o;
+  o.on_warning = [&got](const std::string& m) { got.push_back(m); };
+  quasi::Engine engine(o);
+  engine.eval("(define (f) (undefined-g 1))\n(define (h) (car 1 2))", "host.scm");
+  REQUIRE(got.size() == 2);
+  CHECK(got[0] == "host.scm:1:13: warning: possibly unbound variable undefined-g");
+  CHECK(got[1].find("host.scm:2:13: warning: wrong number of arguments to car") == 0);
+  // A definition later in the same text is not unbound; kinds can be chosen.
+  got.clear();
+  engine.eval("(define (p) (q))\n(define (q) 1)");
+  CHECK(got.empty());
+  o.warnings = quasi::Engine::Options::kArityMismatch;
+  quasi::Engine arity_only(o);
+  arity_only.eval("(define (f) (nowhere) (car))");
+  REQUIRE(got.size() == 1);
+  CHECK(got[0].find("wrong number of arguments to car") != std::string::npos);
+  // Without a callback nothing is computed, and nothing is printed.
+  quasi::Engine quiet;
+  CHECK(quiet.eval("(define (f) (nowhere)) 1").as<int>() == 1);
 }
