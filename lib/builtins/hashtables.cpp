@@ -24,6 +24,7 @@
 
 #include "builtins/args.hpp"
 #include "builtins/chars.hpp"
+#include "builtins/hashtables.hpp"
 #include "builtins/registry.hpp"
 #include "core/equality.hpp"
 #include "core/numbers.hpp"
@@ -194,12 +195,14 @@ inline uint64_t fixnum_hash(Value k, uint64_t seed) {
   return (mix((n >> 3) ^ seed) << 3) | (n & 7);
 }
 
-uint64_t key_hash(Vm& vm, Table* t, Value k, const char* who) {
+// vm is used only by tables with a custom hash function or equivalence (null for the others).
+uint64_t key_hash(Vm* vm, Table* t, Value k, const char* who) {
   uint64_t h;
   if (k.is_fixnum() && !t->custom_hash && t->equiv <= Equiv::kEqual) {
     h = fixnum_hash(k, t->seed);
   } else if (t->custom_hash) {
-    h = mix(hash_result(who, vm.apply(t->hash_proc, 1, &k)) ^ t->seed);
+    if (!vm) throw_condition("type", who, "a table with a custom hash function needs a running engine");
+    h = mix(hash_result(who, vm->apply(t->hash_proc, 1, &k)) ^ t->seed);
   } else {
     switch (t->equiv) {
       case Equiv::kEq: h = mix(k.bits ^ t->seed); break;
@@ -218,7 +221,7 @@ uint64_t key_hash(Vm& vm, Table* t, Value k, const char* who) {
   return h | kUsed;
 }
 
-bool same_key(Vm& vm, Table* t, Value a, Value b) {
+bool same_key(Vm* vm, Table* t, Value a, Value b) {
   switch (t->equiv) {
     case Equiv::kEq: return a == b;
     case Equiv::kEqv: return eqv(a, b);
@@ -230,8 +233,9 @@ bool same_key(Vm& vm, Table* t, Value a, Value b) {
     }
     case Equiv::kStringCi: return string_folded(a) == string_folded(b);
     case Equiv::kCustom: {
+      if (!vm) throw_condition("type", "hash-table-set!", "a table with a custom equivalence needs a running engine");
       Value args[2] = {a, b};
-      return vm.apply(t->equiv_proc, 2, args).is_true();
+      return vm->apply(t->equiv_proc, 2, args).is_true();
     }
   }
   return false;
@@ -239,7 +243,7 @@ bool same_key(Vm& vm, Table* t, Value a, Value b) {
 
 // The index of `k`'s entry, or -1. With `insert_at`, also where `k` would go: the first dead entry
 // on its probe chain, or the never-used slot ending it.
-int64_t find(Vm& vm, Table* t, Value k, uint64_t h, int64_t* insert_at) {
+int64_t find(Vm* vm, Table* t, Value k, uint64_t h, int64_t* insert_at) {
 restart:
   uint64_t version = t->version;
   Entry* e = t->entries;
@@ -270,11 +274,11 @@ restart:
 }
 
 int64_t lookup(Vm& vm, Table* t, Value k, const char* who) {
-  uint64_t h = key_hash(vm, t, k, who);
-  return find(vm, t, k, h, nullptr);
+  uint64_t h = key_hash(&vm, t, k, who);
+  return find(&vm, t, k, h, nullptr);
 }
 
-void put(Vm& vm, Table* t, Value k, Value v, const char* who) {
+void put(Vm* vm, Table* t, Value k, Value v, const char* who) {
   uint64_t h = key_hash(vm, t, k, who);
   int64_t at;
   int64_t i = find(vm, t, k, h, &at);
@@ -385,6 +389,9 @@ bool is_builtin_hash(Value p) {
          is_prim(p, p_symbol_hash) || is_prim(p, p_string_hash) || is_prim(p, p_string_ci_hash);
 }
 
+// equal? for tables the embedding API makes without an engine (whose own equal? it cannot reach).
+QUASI_PRIM(p_host_equal) { return make_bool(equal(argv[0], argv[1])); }
+
 // ---- primitives ------------------------------------------------------------------------------
 
 // (%make-hash-table equiv hash weak? capacity): hash is #f for the default of equiv.
@@ -400,7 +407,7 @@ QUASI_PRIM(p_make_table) {
   }
   Equiv e = is_prim(equiv, g_eq)            ? Equiv::kEq
             : is_prim(equiv, g_eqv)         ? Equiv::kEqv
-            : is_prim(equiv, g_equal)       ? Equiv::kEqual
+            : is_prim(equiv, g_equal) || is_prim(equiv, p_host_equal) ? Equiv::kEqual
             : is_prim(equiv, g_string_eq)   ? Equiv::kString
             : is_prim(equiv, g_string_ci_eq)? Equiv::kStringCi
                                             : Equiv::kCustom;
@@ -429,7 +436,7 @@ QUASI_PRIM(p_contains) {
 QUASI_PRIM(p_set) {
   Table* t = check_mutable_table(self->name, argv[0]);
   if (argc % 2 == 0) throw_error(self->name, "expected keys and values in pairs");
-  for (int i = 1; i < argc; i += 2) put(vm, t, argv[i], argv[i + 1], self->name);
+  for (int i = 1; i < argc; i += 2) put(&vm, t, argv[i], argv[i + 1], self->name);
   return kUnspecified;
 }
 
@@ -571,6 +578,33 @@ PrimFn prim_fn(Environment* env, const char* name) {
 }
 
 }  // namespace
+
+Value make_equal_hash_table(Vm* vm, int64_t capacity) {
+  Value equal_proc = kFalse;
+  if (vm) {
+    Value cell = vm->core_env->lookup(intern("equal?"));
+    if (has_type(cell, Type::GlobalCell)) equal_proc = cell.as<GlobalCell>()->value;
+  }
+  if (!is_prim(equal_proc, g_equal)) {
+    // Made once and kept for the process: tables that outlive every engine still report it.
+    static GcRoot* fallback = new GcRoot(make_primitive("equal?", p_host_equal, 2, 2, kPureFold));
+    equal_proc = fallback->get();
+  }
+  static const uint64_t process_seed = fresh_hash_seed();
+  if (capacity < 0 || capacity > kMaxCapacity / 2) capacity = 0;
+  return make_table(Equiv::kEqual, false, false, vm ? vm->hash_seed : process_seed, capacity, equal_proc, kFalse);
+}
+
+bool is_hash_table(Value v) { return is_table(v); }
+
+void hash_table_insert(Value table, Value key, Value value) {
+  put(nullptr, check_mutable_table("hash-table-set!", table), key, value, "hash-table-set!");
+}
+
+void hash_table_each(Value table, void (*fn)(void* ctx, Value key, Value value), void* ctx) {
+  Table* t = check_table("hash-table-walk", table);
+  each(t, [&](Value k, Value v) { fn(ctx, k, v); });
+}
 
 void register_hashtable_primitives(Environment* env) {
   g_eq = prim_fn(env, "eq?");

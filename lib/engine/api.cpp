@@ -326,6 +326,13 @@ Word make_string(std::string_view utf8) { return bridge::make_string(utf8); }
 Word make_symbol(std::string_view utf8) { return bridge::make_symbol(utf8); }
 Word make_bytevector(const void* bytes, size_t n) { return bridge::make_bytevector(bytes, n); }
 Word make_vector(size_t n) { return bridge::make_vector(int64_t(n)); }
+Word make_hash_table(Engine* e, size_t capacity) {
+  return bridge::make_hash_table(e ? e->internal_state().engine : nullptr, capacity);
+}
+void hash_table_set(Word table, Word key, Word value) { bridge::hash_table_set(table, key, value); }
+void hash_table_each(Word table, void (*fn)(void* ctx, Word key, Word value), void* ctx) {
+  bridge::hash_table_each(table, fn, ctx);
+}
 void vector_set(Word v, size_t i, Word x) { bridge::vector_set(v, int64_t(i), x); }
 Word vector_ref(Word v, size_t i) { return bridge::vector_ref(v, int64_t(i)); }
 Word nil() { return bridge::nil(); }
@@ -679,6 +686,7 @@ bool Value::is_procedure() const { return kind_of(*this) == bridge::Kind::Proced
 bool Value::is_error() const { return kind_of(*this) == bridge::Kind::Error; }
 bool Value::is_eof() const { return kind_of(*this) == bridge::Kind::Eof; }
 bool Value::is_foreign() const { return kind_of(*this) == bridge::Kind::Foreign; }
+bool Value::is_hash_table() const { return kind_of(*this) == bridge::Kind::HashTable; }
 
 size_t Value::size() const {
   int64_t n = bridge::length(word());
@@ -779,6 +787,7 @@ std::string Value::type_name() const {
     case bridge::Kind::Foreign: return bridge::foreign_name(word());
     case bridge::Kind::Eof: return "eof";
     case bridge::Kind::Values: return "multiple values";
+    case bridge::Kind::HashTable: return "hash table";
     case bridge::Kind::Other: break;
   }
   return "object";

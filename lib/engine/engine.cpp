@@ -20,6 +20,7 @@
 #include <thread>
 #include <unordered_map>
 
+#include "builtins/hashtables.hpp"
 #include "builtins/port.hpp"
 #include "builtins/registry.hpp"
 #include "builtins/system.hpp"
@@ -712,6 +713,21 @@ Word make_bytevector(const void* bytes, size_t n) {
   return bv.bits;
 }
 void set_cdr(Word pair, Word x) { Value{pair}.as<Pair>()->cdr = Value{x}; }
+Word make_hash_table(Engine* e, size_t capacity) {
+  attach_thread();
+  return quasi::make_equal_hash_table(e ? &e->vm : nullptr, int64_t(capacity)).bits;
+}
+void hash_table_set(Word table, Word key, Word value) { quasi::hash_table_insert(Value{table}, Value{key}, Value{value}); }
+void hash_table_each(Word table, void (*fn)(void* ctx, Word key, Word value), void* ctx) {
+  struct Relay {
+    void (*fn)(void*, Word, Word);
+    void* ctx;
+  } relay{fn, ctx};
+  quasi::hash_table_each(Value{table}, [](void* r, Value k, Value v) {
+    auto* x = static_cast<Relay*>(r);
+    x->fn(x->ctx, k.bits, v.bits);
+  }, &relay);
+}
 
 // ---- inspecting values ------------------------------------------------------------------------------------
 
@@ -735,6 +751,8 @@ Kind kind(Word w) {
     case Type::Bytevector: return Kind::Bytevector;
     case Type::Condition: return Kind::Error;
     case Type::Foreign: return Kind::Foreign;
+    case Type::HashTable: return Kind::HashTable;
+    case Type::Compnum: return Kind::Complex;
     case Type::Values:
       return v.as<MultipleValues>()->count() == 0 ? Kind::Unspecified : Kind::Values;
     default: return is_procedure(v) ? Kind::Procedure : Kind::Other;

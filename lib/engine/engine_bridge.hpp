@@ -155,11 +155,16 @@ Word make_vector(int64_t n);  // filled with #f
 void vector_set(Word v, int64_t i, Word x);
 Word make_bytevector(const void* bytes, size_t n);
 void set_cdr(Word pair, Word x);  // pair must be a pair
+// A new equal? hash table (seeded by e's engine, or process-wide when e is null).
+Word make_hash_table(Engine* e, size_t capacity);
+void hash_table_set(Word table, Word key, Word value);  // throws quasi::Error for a custom table
+// fn(ctx, key, value) for each entry of a hash table (w must be one).
+void hash_table_each(Word table, void (*fn)(void* ctx, Word key, Word value), void* ctx);
 
 // ---- inspecting values ---------------------------------------------------------------------------
 enum class Kind : int {
   Unspecified, Boolean, Null, Pair, Integer, Rational, Real, Complex, String, Symbol, Char, Vector,
-  Bytevector, Procedure, Error, Foreign, Eof, Values, Other
+  Bytevector, Procedure, Error, Foreign, Eof, Values, HashTable, Other
 };
 Kind kind(Word w);
 bool is_list(Word w);                    // proper list

@@ -7,6 +7,7 @@
 #include <array>
 #include <catch2/catch.hpp>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <set>
 #include <span>
@@ -73,7 +74,7 @@ TEST_CASE("arrays are vectors", "[api][containers]") {
   CHECK(Value(std::array<int, 2>{7, 8}).to_string() == "#(7 8)");
 }
 
-TEST_CASE("maps are association lists, sets are lists", "[api][containers]") {
+TEST_CASE("maps are hash tables, multimaps association lists, sets lists", "[api][containers][maps]") {
   Engine engine;
   engine.define("stock", [] { return std::map<std::string, int>{{"pears", 3}, {"apples", 5}}; });
   engine.define("total", [](const std::unordered_map<std::string, int>& m) {
@@ -82,32 +83,87 @@ TEST_CASE("maps are association lists, sets are lists", "[api][containers]") {
     return t;
   });
   engine.define("tags", [](std::set<std::string> s) { return s; });
-  CHECK(engine.eval("(stock)").to_string() == "((\"apples\" . 5) (\"pears\" . 3))");  // in the map's order
-  CHECK(engine.eval("(cdr (assoc \"pears\" (stock)))").as<int>() == 3);
+  engine.define("pairs", [] { return std::vector<std::pair<std::string, int>>{{"b", 2}, {"a", 1}}; });
+
+  // A map becomes a mutable equal? hash table of this engine that Scheme's procedures use.
+  Value stock = engine.eval("(define s (stock)) s");
+  CHECK(stock.is_hash_table());
+  CHECK(stock.type_name() == "hash table");
+  CHECK(stock.to_string() == "#<hash-table>");
+  CHECK(engine.eval("(hash-table-ref/default s \"pears\" 0)").as<int>() == 3);
+  CHECK(engine.eval("(hash-table-ref s \"apples\" (lambda () 0))").as<int>() == 5);
+  CHECK(engine.eval("(hash-table-size s)").as<int>() == 2);
+  CHECK(engine.eval("(hash-table-mutable? s)").is_true());
+  CHECK(engine.eval("(eq? (hash-table-equivalence-function s) equal?)").is_true());
+  CHECK(engine.eval("(hash-table-set! s (string #\\k #\\i #\\w #\\i) 7) (hash-table-ref/default s \"kiwi\" 0)").as<int>() == 7);
+  CHECK(engine.eval("(list-sort string<? (hash-table-keys s))").to_string() == "(\"apples\" \"kiwi\" \"pears\")");
+
+  // Back: from a hash table (whatever its equivalence) or, as before, an association list.
+  CHECK(engine.eval("(total s)").as<int>() == 15);
   CHECK(engine.eval("(total (stock))").as<int>() == 8);
+  CHECK(engine.eval("(let ((t (make-hash-table eq?))) (hash-table-set! t 'a 1 'b 2) (total t))").as<int>() == 3);
+  CHECK(engine.eval("(let ((t (make-hash-table string=?))) (hash-table-set! t \"x\" 4) (total t))").as<int>() == 4);
+  CHECK(engine.eval("(total (make-hash-table equal?))").as<int>() == 0);
   CHECK(engine.eval("(total '((a . 1) (b . 2)))").as<int>() == 3);  // symbols as string keys
   CHECK(engine.eval("(total '())").as<int>() == 0);
-  CHECK(engine.eval("(tags '(\"b\" \"a\" \"b\"))").to_string() == "(\"a\" \"b\")");
+  CHECK((stock.as<std::map<std::string, int>>() == std::map<std::string, int>{{"apples", 5}, {"kiwi", 7}, {"pears", 3}}));
+  CHECK(stock.is<std::unordered_map<std::string, int>>());
+  CHECK_FALSE(stock.is<std::map<std::string, std::string>>());
+  CHECK_FALSE(stock.is<std::map<int, int>>());
 
-  // An earlier entry wins over a later one with the same key, as with assoc.
+  // Round trip of nested values, without an engine too (a process-wide seed and equal?).
+  std::map<int, std::vector<std::string>> nested{{1, {"a", "b"}}, {2, {}}};
+  Value free = Value(nested);
+  CHECK(free.is_hash_table());
+  CHECK(free.engine() == nullptr);
+  CHECK(free.as<std::map<int, std::vector<std::string>>>() == nested);
+  CHECK(engine.call("hash-table-ref/default", free, 1, false).to_string() == "(\"a\" \"b\")");
+  CHECK(engine.call("hash-table-contains?", free, 3).is_false());
+  Value same = engine.call("hash-table-equivalence-function", free);
+  CHECK(engine.call(same, Value::list({1, "x"}), Value::list({1, "x"})).is_true());
+  CHECK(engine.call(same, 1, 1.0).is_false());
+  CHECK(engine.eval("(lambda (t) (let ((c (hash-table-copy t #t))) (hash-table-set! c (list 1) 2) (hash-table-ref/default c (list 1) 0)))")
+            .as<std::function<int(Value)>>()(free) == 2);
+  std::unordered_map<std::string, double> um{{"k", 1.5}};
+  CHECK(engine.call("hash-table->alist", um).to_string() == "((\"k\" . 1.5))");
+  // A map whose C++ keys collide as Scheme keys keeps one entry for each.
+  CHECK(engine.call("hash-table-size", std::map<std::string, int>{{"a", 1}, {"b", 2}}).as<int>() == 2);
+
+  // An association list on the way out: a vector of pairs.
+  CHECK(engine.eval("(pairs)").to_string() == "((\"b\" . 2) (\"a\" . 1))");
+  CHECK(engine.eval("(cdr (assoc \"a\" (pairs)))").as<int>() == 1);
+
+  // From an association list, an earlier entry wins over a later one with the same key, as with assoc.
   auto m = engine.eval("'((1 . \"one\") (2 . \"two\") (1 . \"uno\"))").as<std::map<int, std::string>>();
   CHECK(m == std::map<int, std::string>{{1, "one"}, {2, "two"}});
+
+  // Multimaps stay association lists (a hash table holds one value per key), in their order.
   auto mm = engine.eval("'((1 . a) (1 . b))").as<std::multimap<int, std::string>>();
   CHECK(mm.size() == 2);
+  CHECK(Value(mm).to_string() == "((1 . \"a\") (1 . \"b\"))");
+  CHECK(engine.eval("(let ((t (make-hash-table equal?))) (hash-table-set! t 1 'x) t)").as<std::multimap<int, std::string>>() ==
+        std::multimap<int, std::string>{{1, "x"}});
+  engine.define("count-multi", [](const std::unordered_multimap<std::string, int>& m) { return m.size(); });
+  CHECK(engine.eval("(count-multi '((a . 1) (a . 2) (b . 3)))").as<int>() == 3);
+
   auto u = engine.eval("'(x y x)").as<std::unordered_set<std::string>>();
   CHECK(u.size() == 2);
-  // Nested containers.
-  auto nested = engine.eval("'((\"a\" 1 2) (\"b\"))").as<std::map<std::string, std::vector<int>>>();
-  CHECK(nested.at("a") == std::vector<int>{1, 2});
-  CHECK(nested.at("b").empty());
-  CHECK(Value(std::map<int, std::pair<int, int>>{{1, {2, 3}}}).to_string() == "((1 2 . 3))");
-  std::unordered_map<std::string, double> um{{"k", 1.5}};
-  CHECK(Value(um).to_string() == "((\"k\" . 1.5))");
+  CHECK(engine.eval("(tags '(\"b\" \"a\" \"b\"))").to_string() == "(\"a\" \"b\")");
+  auto nested_alist = engine.eval("'((\"a\" 1 2) (\"b\"))").as<std::map<std::string, std::vector<int>>>();
+  CHECK(nested_alist.at("a") == std::vector<int>{1, 2});
+  CHECK(nested_alist.at("b").empty());
 
   CHECK(error_of(engine, "(total '((a . 1) b))") ==
         "total: argument 1 (map<std::string, int32_t>): expected a (key . value) pair, got b");
   CHECK(error_of(engine, "(total '((a . x)))") == "total: argument 1 (map<std::string, int32_t>): expected an integer, got x");
-  CHECK(error_of(engine, "(total 5)") == "total: argument 1 (map<std::string, int32_t>): expected an association list, got 5");
+  CHECK(error_of(engine, "(let ((t (make-hash-table equal?))) (hash-table-set! t \"a\" 'x) (total t))") ==
+        "total: argument 1 (map<std::string, int32_t>): expected an integer, got x");
+  CHECK(error_of(engine, "(let ((t (make-hash-table equal?))) (hash-table-set! t 5 1) (total t))") ==
+        "total: argument 1 (map<std::string, int32_t>): expected a string, got 5");
+  CHECK(error_of(engine, "(total 5)") ==
+        "total: argument 1 (map<std::string, int32_t>): expected a hash table or an association list, got 5");
+  CHECK(error_of(engine, "(count-multi 5)") ==
+        "count-multi: argument 1 (multimap<std::string, int32_t>): expected a hash table or an association list, got 5");
   CHECK_FALSE(engine.eval("'((1 . 2) 3)").is<std::map<int, int>>());
 }
 

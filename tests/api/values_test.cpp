@@ -79,6 +79,12 @@ TEST_CASE("predicates and type names", "[api][values]") {
   CHECK(engine.eval("(values)").is_unspecified());
   CHECK(engine.eval("1/3").is_number());
   CHECK_FALSE(engine.eval("1/3").is_integer());
+  CHECK(engine.eval("1+2i").is_number());  // complex numbers are numbers, not reals
+  CHECK_FALSE(engine.eval("1+2i").is_real());
+  CHECK(engine.eval("(make-rectangular 1.5 -2.0)").type_name() == "complex");
+  CHECK(engine.eval("(make-hash-table equal?)").is_hash_table());
+  CHECK(engine.eval("(make-hash-table eq?)").type_name() == "hash table");
+  CHECK_FALSE(engine.eval("'((a . 1))").is_hash_table());
   CHECK(engine.eval("12").is_integer());
   CHECK(engine.eval("#\\a").is_char());
   CHECK(engine.eval("'a").is_symbol());

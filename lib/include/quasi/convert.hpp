@@ -380,26 +380,57 @@ concept SetLike = !MapLike<T> && requires(T& s, typename T::key_type k) {
   s.end();
 };
 
-// std::map, std::unordered_map (and multimaps) <-> association list ((key . value) ...), in the
-// container's order. From Scheme, an earlier entry wins over a later one with the same key, as
-// with assoc (multimaps keep both).
+// Maps with unique keys (std::map, std::unordered_map) have at(); multimaps do not.
+template <class M>
+concept UniqueKeys = requires(M& m, const typename M::key_type& k) { m.at(k); };
+
+// std::map, std::unordered_map <-> hash table. To Scheme: a new mutable table with equal? keys
+// (as (make-hash-table equal?) makes). From Scheme: a hash table (each entry), or an association
+// list ((key . value) ...) where an earlier entry wins over a later one with the same key, as
+// with assoc.
+// std::multimap, std::unordered_multimap <-> association list, in the container's order (a hash
+// table holds one value per key); from Scheme also a hash table.
+// (For an association list out of a unique map, return std::vector<std::pair<K, V>>.)
 template <class M>
   requires MapLike<M>
 struct Codec<M> {
   using K = typename M::key_type;
   using V = typename M::mapped_type;
   static constexpr bool engine_free = Codec<K>::engine_free && Codec<V>::engine_free;
-  static std::string name() { return cat({"map<", Codec<K>::name(), ", ", Codec<V>::name(), ">"}); }
+  static std::string name() {
+    return cat({UniqueKeys<M> ? "map<" : "multimap<", Codec<K>::name(), ", ", Codec<V>::name(), ">"});
+  }
   static Word to(Engine* e, const M& m) {
-    return to_list(m, [e](const auto& kv) {
-      Word k = Codec<K>::to(e, kv.first);
-      Word v = Codec<V>::to(e, kv.second);
-      return cons(k, v);
-    });
+    if constexpr (UniqueKeys<M>) {
+      Word table = make_hash_table(e, m.size());  // on the C++ stack while entries are made
+      for (const auto& kv : m) {
+        Word k = Codec<K>::to(e, kv.first);
+        Word v = Codec<V>::to(e, kv.second);
+        hash_table_set(table, k, v);
+      }
+      return table;
+    } else {
+      return to_list(m, [e](const auto& kv) {
+        Word k = Codec<K>::to(e, kv.first);
+        Word v = Codec<V>::to(e, kv.second);
+        return cons(k, v);
+      });
+    }
   }
   static M from(Engine* e, Word w) {
-    if (list_length(w) < 0) type_mismatch(w, "an association list");
     M out;
+    if (kind(w) == Kind::HashTable) {
+      struct Ctx {
+        Engine* e;
+        M* out;
+      } ctx{e, &out};
+      hash_table_each(w, [](void* c, Word k, Word v) {
+        auto* x = static_cast<Ctx*>(c);
+        x->out->emplace(Codec<K>::from(x->e, k), Codec<V>::from(x->e, v));
+      }, &ctx);
+      return out;
+    }
+    if (list_length(w) < 0) type_mismatch(w, "a hash table or an association list");
     for (Word l = w; kind(l) == Kind::Pair; l = cdr(l)) {
       Word entry = car(l);
       if (kind(entry) != Kind::Pair) type_mismatch(entry, "a (key . value) pair");
@@ -408,6 +439,16 @@ struct Codec<M> {
     return out;
   }
   static bool fits(Word w, bool exact) {
+    if (kind(w) == Kind::HashTable) {
+      struct Ctx {
+        bool exact, ok;
+      } ctx{exact, true};
+      hash_table_each(w, [](void* c, Word k, Word v) {
+        auto* x = static_cast<Ctx*>(c);
+        x->ok = x->ok && Codec<K>::fits(k, x->exact) && Codec<V>::fits(v, x->exact);
+      }, &ctx);
+      return ctx.ok;
+    }
     if (list_length(w) < 0) return false;
     for (Word l = w; kind(l) == Kind::Pair; l = cdr(l)) {
       Word entry = car(l);

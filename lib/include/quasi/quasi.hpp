@@ -24,7 +24,9 @@
 //   std::array<T, N>                     vector (from a list or vector of N elements)
 //   std::pair<A, B>                      pair (a . b)
 //   std::tuple<A...>                     list (from a list or vector of as many elements)
-//   std::map<K, V>, unordered_map, ...   association list ((k . v) ...); the first of equal keys wins
+//   std::map<K, V>, unordered_map        hash table with equal? keys (from Scheme: a hash table,
+//                                          or an association list, whose first of equal keys wins)
+//   std::multimap, unordered_multimap    association list ((k . v) ...) (from Scheme also a hash table)
 //   std::vector<uint8_t>, <std::byte>    bytevector (from Scheme also a list of bytes)
 //   std::span<const uint8_t> (params)    the bytevector's own bytes (std::span<uint8_t>: writable)
 //   std::optional<T>                     T, or #f for nullopt; a trailing optional parameter

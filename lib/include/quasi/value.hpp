@@ -53,7 +53,7 @@ using Word = uint64_t;
 // What a word is (a copy of the engine's classification, for the templates).
 enum class Kind : int {
   Unspecified, Boolean, Null, Pair, Integer, Rational, Real, Complex, String, Symbol, Char, Vector,
-  Bytevector, Procedure, Error, Foreign, Eof, Values, Other
+  Bytevector, Procedure, Error, Foreign, Eof, Values, HashTable, Other
 };
 
 // Raw-word operations, implemented in api.cpp. They let the templates convert without exposing
@@ -67,6 +67,11 @@ Word make_string(std::string_view utf8);
 Word make_symbol(std::string_view utf8);
 Word make_bytevector(const void* bytes, size_t n);
 Word make_vector(size_t n);  // filled with #f
+// A new mutable hash table with equal? keys, seeded by e's engine (a process-wide seed when e is
+// null); hash_table_set adds to one; hash_table_each walks any hash table (in its own order).
+Word make_hash_table(Engine* e, size_t capacity);
+void hash_table_set(Word table, Word key, Word value);
+void hash_table_each(Word table, void (*fn)(void* ctx, Word key, Word value), void* ctx);
 void vector_set(Word v, size_t i, Word x);
 Word vector_ref(Word v, size_t i);  // in range
 Word nil();
@@ -221,6 +226,7 @@ class Value {
   bool is_error() const;        // an error object
   bool is_eof() const;
   bool is_foreign() const;      // a C++ object (Engine::define_type)
+  bool is_hash_table() const;   // a hash table (SRFI 69/125)
   // True when as<T>() would succeed.
   template <class T>
   bool is() const;
