@@ -505,8 +505,10 @@ void result_error(const Error& e, const Value& proc, const std::string& cpp_type
   throw Error("result of " + proc.to_string() + " (" + cpp_type + "): " + e.message(), e.kind());
 }
 
-Word make_foreign(Engine* e, const void* key, void* object, std::shared_ptr<void>* holder) {
+Word make_foreign(Engine* e, const void* key, void* object, std::shared_ptr<void>* holder, std::string (*cpp_name)()) {
   bridge::Engine* be = e ? e->internal_state().engine : nullptr;
+  if (!bridge::foreign_type_known(be, key))
+    throw Error(cpp_name() + " is not a type of this engine: give it to Engine::define_type first", "type");
   void (*release)(void*) = [](void* h) { delete static_cast<std::shared_ptr<void>*>(h); };
   return bridge::make_foreign(be, key, object, holder, holder ? release : nullptr);
 }

@@ -618,6 +618,8 @@ void name_foreign_type(Engine* e, const void* key, std::string_view name) {
   e->type_names[key] = std::string(name);
 }
 
+bool foreign_type_known(Engine* e, const void* key) { return e && e->type_names.count(key) > 0; }
+
 std::string foreign_type_name(Engine* e, const void* key) {
   if (e) {
     auto it = e->type_names.find(key);

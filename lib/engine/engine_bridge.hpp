@@ -133,6 +133,7 @@ Word make_foreign(Engine* e, const void* key, void* object, void* holder, void (
 // False when `w` is not a foreign object.
 bool foreign_parts(Word w, const void** key, void** object, void** holder);
 std::string foreign_type_name(Engine* e, const void* key);
+bool foreign_type_known(Engine* e, const void* key);  // named by name_foreign_type in e
 std::string foreign_name(Word w);  // the type name a foreign object prints with
 
 // ---- roots -------------------------------------------------------------------------------------

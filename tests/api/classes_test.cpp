@@ -6,6 +6,7 @@
 
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -15,6 +16,11 @@ using quasi::Value;
 using api_test::error_of;
 
 namespace {
+struct Vec3 {
+  double x, y, z;
+  Vec3(double x_, double y_, double z_) : x(x_), y(y_), z(z_) {}
+  bool operator==(const Vec3&) const = default;
+};
 struct Vec2 {
   double x = 0, y = 0;
   Vec2() = default;
@@ -320,6 +326,19 @@ TEST_CASE("printer, equal? and hash hooks", "[api][classes][hooks]") {
   CHECK(engine.eval("(equal? (list (make-vec2 1 2)) (list (make-vec2 1 2)))").as<bool>());
   CHECK(engine.eval("(member (make-vec2 0 1) (list (make-vec2 1 0) (make-vec2 0 1)))").to_string() == "(#<vec2 0 1>)");
   CHECK(engine.eval("(make-vec2 5 5)") == engine.eval("(make-vec2 5 5)"));  // Value's == is equal?
+  // The hash hook keys equal? hash tables: a fresh equal object finds the entry, and so does a
+  // map handed over from C++ (std::map<std::string, Vec2> -> table with objects as values).
+  CHECK(engine.eval("(= (equal-hash (make-vec2 1 2)) (equal-hash (make-vec2 1 2)))").as<bool>());
+  CHECK(engine.eval(R"((let ((t (make-hash-table equal?)))
+                         (do ((i 0 (+ i 1))) ((= i 200)) (hash-table-set! t (make-vec2 i (- i)) i))
+                         (list (hash-table-size t)
+                               (hash-table-ref/default t (make-vec2 17 -17) #f)
+                               (hash-table-ref/default t (make-vec2 17 17) #f))))")
+            .to_string() == "(200 17 #f)");
+  engine.define("corners", [] { return std::map<std::string, Vec2>{{"origin", {0, 0}}, {"unit", {1, 1}}}; });
+  CHECK(engine.eval("(equal? (hash-table-ref/default (corners) \"unit\" #f) (make-vec2 1 1))").as<bool>());
+  CHECK(engine.eval("(hash-table->alist (let ((t (make-hash-table equal?))) (hash-table-set! t (make-vec2 3 4) 'a) t))")
+            .to_string() == "((#<vec2 3 4> . a))");
   // Error messages show the printed form.
   engine.define("needs-int", [](int x) { return x; });
   CHECK(error_of(engine, "(needs-int (make-vec2 7 8))") == "needs-int: argument 1 (int32_t): expected an integer, got #<vec2 7 8>");
@@ -329,6 +348,12 @@ TEST_CASE("printer, equal? and hash hooks", "[api][classes][hooks]") {
   CHECK(engine.eval("(make-account \"a\")").to_string() == "#<account>");
   CHECK_FALSE(engine.eval("(equal? (make-account \"a\") (make-account \"a\"))").as<bool>());
   CHECK(engine.eval("(let ((a (make-account \"a\"))) (equal? a a))").as<bool>());
+  // With equal but no hash hook all objects of a type hash alike: tables still find them.
+  engine.define_type<Vec3>("vec3").constructor<double, double, double>().equal();
+  CHECK(engine.eval(R"((let ((t (make-hash-table equal?)))
+                         (hash-table-set! t (make-vec3 1 2 3) 'a (make-vec3 3 2 1) 'b)
+                         (list (hash-table-ref/default t (make-vec3 3 2 1) #f) (hash-table-size t))))")
+            .to_string() == "(b 2)");
 
   // A derived type uses its base's hooks (printer and equality), the object seen as the base.
   engine.define_type<Shape>("shape").printer([](const Shape& s) { return "#<" + s.kind() + ">"; }).equal(

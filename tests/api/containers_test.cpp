@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <set>
 #include <span>
 #include <string>
@@ -165,6 +166,44 @@ TEST_CASE("maps are hash tables, multimaps association lists, sets lists", "[api
   CHECK(error_of(engine, "(count-multi 5)") ==
         "count-multi: argument 1 (multimap<std::string, int32_t>): expected a hash table or an association list, got 5");
   CHECK_FALSE(engine.eval("'((1 . 2) 3)").is<std::map<int, int>>());
+}
+
+namespace {
+struct Unbound {
+  int n = 1;
+};
+struct Known {
+  int n = 2;
+};
+}  // namespace
+
+TEST_CASE("a C++ type not given to define_type is an error, not an opaque object", "[api][containers][errors]") {
+  Engine engine;
+  engine.define("opaque", [] { return Unbound{}; });
+  engine.define("opaque-in-map", [] { return std::map<std::string, Unbound>{{"a", {}}}; });
+  engine.define("opaque-ptr", [] {
+    static Unbound u;
+    return &u;
+  });
+  const std::string why = "Unbound is not a type of this engine: give it to Engine::define_type first";
+  CHECK(error_of(engine, "(opaque)") == "opaque: " + why);
+  CHECK(error_of(engine, "(opaque-in-map)").find(why) != std::string::npos);
+  CHECK(error_of(engine, "(opaque-ptr)").find(why) != std::string::npos);
+  Unbound local;
+  try {
+    engine.set("u", &local);
+    FAIL("set of an unregistered type succeeded");
+  } catch (const quasi::Error& e) {
+    CHECK(e.kind() == "type");
+    CHECK(e.message().find(why) != std::string::npos);
+  }
+  CHECK_THROWS_AS(engine.make(std::make_shared<Unbound>()), quasi::Error);
+  CHECK_THROWS_AS(engine.make(std::make_unique<Unbound>()), quasi::Error);
+  // Registration belongs to an engine: another engine does not know the type.
+  engine.define_type<Known>("known").property("n", &Known::n);
+  CHECK(engine.make(Known{}).to_string() == "#<known>");
+  Engine other;
+  CHECK_THROWS_AS(other.make(Known{}), quasi::Error);
 }
 
 TEST_CASE("bytes are bytevectors", "[api][containers][bytes]") {

@@ -188,7 +188,7 @@ class TypeBuilder {
           M* member = &(object->*getter);
           auto* alias = holder ? new std::shared_ptr<void>(*holder, member) : nullptr;
           try {
-            return Value::from_word(detail::make_foreign(e, detail::type_key<M>(), member, alias), e);
+            return Value::from_word(detail::make_foreign(e, detail::type_key<M>(), member, alias, &detail::type_name<M>), e);
           } catch (...) {
             delete alias;
             throw;

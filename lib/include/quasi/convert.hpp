@@ -570,7 +570,7 @@ Word make_shared_foreign(Engine* e, std::shared_ptr<T> p) {
   const void* key = dynamic_key(p.get(), object);
   auto* holder = new std::shared_ptr<void>(std::move(p));
   try {
-    return make_foreign(e, key, object, holder);
+    return make_foreign(e, key, object, holder, &type_name<T>);
   } catch (...) {
     delete holder;
     throw;
@@ -647,7 +647,7 @@ struct Codec<T*> {
     if (!p) return make_bool(false);
     void* object = nullptr;
     const void* key = dynamic_key(p, object);
-    return make_foreign(e, key, object, nullptr);
+    return make_foreign(e, key, object, nullptr, &type_name<U>);
   }
   static T* from(Engine*, Word w) {
     if (w == make_bool(false)) return nullptr;

@@ -115,8 +115,9 @@ const void* type_key() {
   return &TypeKey<std::remove_cv_t<T>>::id;
 }
 // `holder` is a heap-allocated std::shared_ptr<void> owning the object, or null when the host
-// keeps ownership.
-Word make_foreign(Engine* e, const void* key, void* object, std::shared_ptr<void>* holder);
+// keeps ownership. A type that was not given to e's define_type is a type error naming the C++
+// type (cpp_name()), not an opaque object: there is nothing Scheme could do with it.
+Word make_foreign(Engine* e, const void* key, void* object, std::shared_ptr<void>* holder, std::string (*cpp_name)());
 // The C++ object as a pointer to the type of `key` (the object's own registered type or one of
 // its bases), or throws a type error naming `key`'s type. *holder (when asked) is the owner or null.
 void* foreign_object(Word w, const void* key, std::shared_ptr<void>** holder = nullptr);
