@@ -98,7 +98,9 @@ struct Block {
   TracedMap<Var*, bool> bound;
 };
 
-class Reverse {
+// The forward sweep is a functor over the IR (ir/functor.hpp): one visit_* per node kind, each
+// returning the atom that holds the node's value in the current block.
+class Reverse : private ExprFunctor<Atom(Node*)> {
  public:
   Reverse(Vm& vm, RuleCache& rules, Value name) : vm_(vm), rules_(rules), name_(name) {}
 
@@ -167,7 +169,19 @@ class Reverse {
   }
 
   // ---- forward ----
-  Atom expr(Node* n);
+  Atom expr(Node* n) { return visit(n); }
+  Atom visit_const(ConstNode* n) override;
+  Atom visit_local_ref(LocalRefNode* n) override;
+  Atom visit_local_set(LocalSetNode* n) override;
+  Atom visit_global_ref(GlobalRefNode* n) override;
+  Atom visit_global_set(GlobalSetNode* n) override;
+  Atom visit_if(IfNode* n) override { return branch(n); }
+  Atom visit_lambda(LambdaNode* n) override;
+  Atom visit_call(CallNode* n) override { return call_node(n); }
+  Atom visit_prim_call(PrimCallNode* n) override { return call_node(n); }
+  Atom visit_let(LetNode* n) override;
+  Atom visit_letrec(LetNode* n) override;
+  Atom visit_seq(SeqNode* n) override;
   Atom closure(LambdaNode* lam, Var* self_out, Var* x);
   Atom call_node(Node* n);
   Atom prim_call(Primitive* p, gc_vector<Atom> args);
@@ -184,65 +198,58 @@ class Reverse {
 
 // ---- forward ----------------------------------------------------------------------------------
 
-Atom Reverse::expr(Node* n) {
+Atom Reverse::visit_const(ConstNode* n) { return Atom{nullptr, n->value}; }
+
+Atom Reverse::visit_local_ref(LocalRefNode* n) {
+  Var* v = n->var;
+  if (v == self_src_) return Atom{self_};
+  auto it = env_.find(v);
+  if (it == env_.end()) refuse("internal error: unbound variable");
+  return Atom{it->second};
+}
+
+Atom Reverse::visit_global_ref(GlobalRefNode* n) {
+  return Atom{push(*cur_, gc_new<GlobalRefNode>(n->cell, n->loc), "g")};
+}
+
+Atom Reverse::visit_local_set(LocalSetNode* n) {
+  Var* v = n->var;
+  refuse("set! of the local variable " + (is_symbol(v->name) ? symbol_name(v->name) : std::string("?")) +
+         " is not supported");
+}
+
+Atom Reverse::visit_global_set(GlobalSetNode*) { refuse("define or set! of a global variable is not supported"); }
+
+Atom Reverse::visit_lambda(LambdaNode* n) { return closure(n, nullptr, fresh(n->name)); }
+
+Atom Reverse::visit_let(LetNode* l) {
   Block& b = *cur_;
-  switch (n->kind) {
-    case NodeKind::Const:
-      return Atom{nullptr, static_cast<ConstNode*>(n)->value};
-    case NodeKind::LocalRef: {
-      Var* v = static_cast<LocalRefNode*>(n)->var;
-      if (v == self_src_) return Atom{self_};
-      auto it = env_.find(v);
-      if (it == env_.end()) refuse("internal error: unbound variable");
-      return Atom{it->second};
-    }
-    case NodeKind::GlobalRef:
-      return Atom{push(b, gc_new<GlobalRefNode>(static_cast<GlobalRefNode*>(n)->cell, n->loc), "g")};
-    case NodeKind::LocalSet: {
-      Var* v = static_cast<LocalSetNode*>(n)->var;
-      refuse("set! of the local variable " + (is_symbol(v->name) ? symbol_name(v->name) : std::string("?")) +
-             " is not supported");
-    }
-    case NodeKind::GlobalSet:
-      refuse("define or set! of a global variable is not supported");
-    case NodeKind::If:
-      return branch(static_cast<IfNode*>(n));
-    case NodeKind::Lambda: {
-      Var* x = fresh(static_cast<LambdaNode*>(n)->name);
-      return closure(static_cast<LambdaNode*>(n), nullptr, x);
-    }
-    case NodeKind::Call:
-    case NodeKind::PrimCall:
-      return call_node(n);
-    case NodeKind::Let: {
-      auto* l = static_cast<LetNode*>(n);
-      gc_vector<Atom> vals;
-      for (Node* i : l->inits) vals.push_back(expr(i));
-      for (size_t k = 0; k < l->vars.size(); k++) {
-        Var* src = l->vars[k];
-        if (vals[k].v && !src->assigned) {
-          env_[src] = vals[k].v;  // an alias: the same variable
-        } else {
-          Var* v = fresh(src->name);
-          v->assigned = src->assigned;
-          bind(b, v, atom(vals[k]));
-          activate(v, act(vals[k]));
-          env_[src] = v;
-        }
-      }
-      return expr(l->body);
-    }
-    case NodeKind::Letrec:
-      letrec(static_cast<LetNode*>(n));
-      return expr(static_cast<LetNode*>(n)->body);
-    case NodeKind::Seq: {
-      auto* s = static_cast<SeqNode*>(n);
-      Atom last;
-      for (Node* e : s->exprs) last = expr(e);
-      return last;
+  gc_vector<Atom> vals;
+  for (Node* i : l->inits) vals.push_back(expr(i));
+  for (size_t k = 0; k < l->vars.size(); k++) {
+    Var* src = l->vars[k];
+    if (vals[k].v && !src->assigned) {
+      env_[src] = vals[k].v;  // an alias: the same variable
+    } else {
+      Var* v = fresh(src->name);
+      v->assigned = src->assigned;
+      bind(b, v, atom(vals[k]));
+      activate(v, act(vals[k]));
+      env_[src] = v;
     }
   }
-  __builtin_unreachable();
+  return expr(l->body);
+}
+
+Atom Reverse::visit_letrec(LetNode* n) {
+  letrec(n);
+  return expr(n->body);
+}
+
+Atom Reverse::visit_seq(SeqNode* s) {
+  Atom last;
+  for (Node* e : s->exprs) last = expr(e);
+  return last;
 }
 
 // A lambda the code evaluates: the same closure (a copy of its code over the transformed code's

@@ -1,6 +1,7 @@
 #include "engine/warnings.hpp"
 
 #include <string>
+#include <utility>
 
 #include "core/cstack.hpp"
 #include "core/prim.hpp"
@@ -120,34 +121,47 @@ WarningScope::WarningScope(Vm& v, Environment* env, const gc_vector<Value>& fs)
 
 WarningScope::~WarningScope() { vm.warning_scope = outer; }
 
-void warn_about_form(Vm& vm, Node* ir) {
-  WarningScope* scope = vm.warning_scope;
-  if (!scope || !vm.on_warning || !vm.warning_kinds || !ir) return;
-  // Names this very form defines (a define-record-type, or a macro's expansion, included).
-  std::unordered_set<uint64_t> defined_here;
-  for_each_node(ir, [&](Node* n) {
-    if (n->kind == NodeKind::GlobalSet && static_cast<GlobalSetNode*>(n)->is_define)
-      defined_here.insert(static_cast<GlobalSetNode*>(n)->cell.as<GlobalCell>()->name.bits);
-  });
-  auto known_name = [&](uint64_t sym) { return scope->defined.count(sym) || defined_here.count(sym); };
-  for_each_node(ir, [&](Node* n) {
-    if (n->kind == NodeKind::GlobalRef && (vm.warning_kinds & kWarnUnboundVariable)) {
-      const GlobalCell* cell = static_cast<GlobalRefNode*>(n)->cell.as<GlobalCell>();
-      if (cell->value != kUnbound || known_name(cell->name.bits)) return;
-      if (!scope->reported.insert(cell->name.bits).second) return;
-      emit(vm, n->loc, std::string("possibly unbound variable ") + symbol_name(cell->name));
-      return;
-    }
-    if (n->kind != NodeKind::Call || !(vm.warning_kinds & kWarnArityMismatch)) return;
-    const CallNode* call = static_cast<CallNode*>(n);
-    if (call->fn->kind != NodeKind::GlobalRef) return;
-    Value cell = static_cast<GlobalRefNode*>(call->fn)->cell;
+namespace {
+
+// The names a form defines (a define-record-type's, or a macro expansion's, included).
+class DefinitionsOf : public ExprVisitor {
+ public:
+  std::unordered_set<uint64_t> names;
+  void visit_global_set(GlobalSetNode* n) override {
+    if (n->is_define) names.insert(n->cell.as<GlobalCell>()->name.bits);
+    ExprVisitor::visit_global_set(n);
+  }
+};
+
+// Reports a form's references to unknown globals and its calls of the wrong arity.
+class FormChecker : public ExprVisitor {
+ public:
+  FormChecker(Vm& vm, WarningScope& scope, std::unordered_set<uint64_t> defined_here)
+      : vm_(vm), scope_(scope), defined_here_(std::move(defined_here)) {}
+
+  void visit_global_ref(GlobalRefNode* n) override {
+    if (!(vm_.warning_kinds & kWarnUnboundVariable)) return;
+    const GlobalCell* cell = n->cell.as<GlobalCell>();
+    if (cell->value != kUnbound || known_name(cell->name.bits)) return;
+    if (!scope_.reported.insert(cell->name.bits).second) return;
+    emit(vm_, n->loc, std::string("possibly unbound variable ") + symbol_name(cell->name));
+  }
+
+  void visit_call(CallNode* n) override {
+    if ((vm_.warning_kinds & kWarnArityMismatch) && n->fn->kind == NodeKind::GlobalRef)
+      check_arity(static_cast<GlobalRefNode*>(n->fn)->cell, n->args.size(), n->loc);
+    ExprVisitor::visit_call(n);
+  }
+
+ private:
+  bool known_name(uint64_t sym) const { return scope_.defined.count(sym) || defined_here_.count(sym); }
+
+  void check_arity(Value cell, size_t argc, SrcLoc at) {
     uint64_t sym = cell.as<GlobalCell>()->name.bits;
-    if (scope->assigned.count(sym)) return;
-    size_t argc = call->args.size();
+    if (scope_.assigned.count(sym)) return;
     bool accepts = true;
     std::string expected;
-    if (auto it = scope->arity.find(sym); it != scope->arity.end()) {
+    if (auto it = scope_.arity.find(sym); it != scope_.arity.end()) {
       const WarningScope::Arity& a = it->second;
       accepts = size_t(a.required) == argc || (a.rest && argc >= size_t(a.required));
       expected = arity_text(a.required, a.rest);
@@ -155,9 +169,23 @@ void warn_about_form(Vm& vm, Node* ir) {
       return;  // defined by this text without a visible lambda, or of unknown arity
     }
     if (!accepts)
-      emit(vm, n->loc, "wrong number of arguments to " + name_of(cell) + ": it takes " + expected + ", given " +
-                           std::to_string(argc));
-  });
+      emit(vm_, at, "wrong number of arguments to " + name_of(cell) + ": it takes " + expected + ", given " +
+                        std::to_string(argc));
+  }
+
+  Vm& vm_;
+  WarningScope& scope_;
+  std::unordered_set<uint64_t> defined_here_;
+};
+
+}  // namespace
+
+void warn_about_form(Vm& vm, Node* ir) {
+  WarningScope* scope = vm.warning_scope;
+  if (!scope || !vm.on_warning || !vm.warning_kinds || !ir) return;
+  DefinitionsOf definitions;
+  definitions.visit(ir);
+  FormChecker(vm, *scope, std::move(definitions.names)).visit(ir);
 }
 
 gc_vector<Value> read_forms_for_warnings(std::string_view text, const std::string& source_name) {

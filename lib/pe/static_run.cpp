@@ -3,7 +3,9 @@
 // under a step budget with the caller's exception handlers out of reach.
 #include "pe/static_run.hpp"
 
+#include <functional>
 #include <new>
+#include <utility>
 
 #include "core/error.hpp"
 #include "eval/environment.hpp"
@@ -24,6 +26,32 @@ bool pure_primitive(const Primitive* p) {
   if (p->facts.only_raises) return true;
   return (p->flags & kPure) && !(p->flags & kHasEffects);
 }
+
+// Whether code may run statically: its constants and the globals it reads pass the caller's
+// checks, its primitives only compute, and it defines or assigns no global. `ok` turns false at
+// the first thing that fails, and the walk stops there.
+class RunnableCode : public ExprVisitor {
+ public:
+  RunnableCode(std::function<bool(Value)> value_ok, std::function<bool(GlobalRefNode*)> global_ok)
+      : value_ok_(std::move(value_ok)), global_ok_(std::move(global_ok)) {}
+  bool ok = true;
+
+  using ExprVisitor::visit;
+  void visit(Node* n) override {
+    if (ok) ExprVisitor::visit(n);
+  }
+  void visit_const(ConstNode* n) override { ok = value_ok_(n->value); }
+  void visit_global_ref(GlobalRefNode* n) override { ok = global_ok_(n); }
+  void visit_global_set(GlobalSetNode*) override { ok = false; }
+  void visit_prim_call(PrimCallNode* n) override {
+    ok = pure_primitive(n->prim.as<Primitive>());
+    if (ok) ExprVisitor::visit_prim_call(n);
+  }
+
+ private:
+  std::function<bool(Value)> value_ok_;
+  std::function<bool(GlobalRefNode*)> global_ok_;
+};
 
 }  // namespace
 
@@ -85,36 +113,19 @@ bool StaticRunner::scan(Node* tree, Value proc, const FrozenCache& written, std:
     }
     return plain_data(v);
   };
+  auto global_ok = [&](GlobalRefNode* n) {
+    Value cell = n->cell;
+    GlobalCell* g = cell.as<GlobalCell>();
+    // Only procedures are assumed (as the specializer does): data in a global may change.
+    if (g->value == kUnbound || !is_procedure(g->value) || written.count(cell.bits)) return false;
+    if (!value_ok(g->value)) return false;
+    if (g->owner != make_ptr(st_.core)) assumed.push_back(cell.bits);
+    return true;
+  };
   auto tree_ok = [&](Node* root) {
-    bool walked = for_each_node(root, [&](Node* n) {
-      if (!ok) return;
-      switch (n->kind) {
-        case NodeKind::Const:
-          ok = value_ok(static_cast<ConstNode*>(n)->value);
-          break;
-        case NodeKind::GlobalSet:
-          ok = false;
-          break;
-        case NodeKind::PrimCall:
-          ok = pure_primitive(static_cast<PrimCallNode*>(n)->prim.as<Primitive>());
-          break;
-        case NodeKind::GlobalRef: {
-          Value cell = static_cast<GlobalRefNode*>(n)->cell;
-          GlobalCell* g = cell.as<GlobalCell>();
-          // Only procedures are assumed (as the specializer does): data in a global may change.
-          if (g->value == kUnbound || !is_procedure(g->value) || written.count(cell.bits)) {
-            ok = false;
-            break;
-          }
-          ok = value_ok(g->value);
-          if (ok && g->owner != make_ptr(st_.core)) assumed.push_back(cell.bits);
-          break;
-        }
-        default:
-          break;
-      }
-    });
-    ok = ok && walked;
+    RunnableCode check(value_ok, global_ok);
+    check.visit(root);
+    ok = ok && check.ok && !check.truncated();
   };
   if (tree) tree_ok(tree);
   if (proc.is_ptr() && ok) {
