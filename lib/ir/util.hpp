@@ -1,6 +1,6 @@
-// ir_util.hpp — facts about IR nodes and values that several passes need: which calls certainly
-// reach a primitive, which constants may be read at compile time, which expressions can be
-// dropped, and copying a subtree with fresh variables.
+// util.hpp — facts about IR nodes and values several passes need (calls that certainly reach a
+// primitive, constants readable at compile time, droppable expressions) and copying with fresh
+// variables. Invariant: every answer is conservative — when unsure, "certainly"/"may drop" is no.
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// compiler.hpp — lowers core IR to register bytecode (vm/proto.hpp).
+// compiler.hpp — lowers core IR that passes verify_ir to register bytecode (vm/proto.hpp).
 //
 // Closures are flat: a closure copies the values of its free variables when it is made. An
 // assigned variable lives in a Box so every closure, and every re-entry of a continuation,

@@ -1,5 +1,5 @@
 // vm.hpp — the virtual machine that runs compiled code (vm/proto.hpp) on a stack Quasi owns.
-//
+// Invariant: one thread at a time runs a Vm, and every value it holds is reachable from its roots.
 // This header is what the rest of the engine may use of the VM: calling procedures from C++,
 // reading parameter objects, and the per-engine state that builtins need.
 #pragma once
