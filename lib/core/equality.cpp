@@ -7,6 +7,7 @@
 #include <cstring>
 #include <unordered_map>
 
+#include "core/alloc_watch.hpp"
 #include "core/foreign.hpp"
 #include "core/numbers.hpp"
 #include "core/object.hpp"
@@ -147,6 +148,7 @@ bool equal_slow(Value a, Value b) {
   UnionFind uf;
   int64_t steps = 0;
   while (!stack.empty()) {
+    limit_tick("equal?");  // a huge or hugely shared structure: the evaluation's limits hold
     Frame f = stack.back();
     stack.pop_back();
     Value x = f.a, y = f.b;
@@ -189,6 +191,7 @@ bool equal_slow(Value a, Value b) {
         lam = 0;
       }
       if (++steps > kPlainSteps && sampled(x) && uf.unite(x.bits, y.bits)) break;
+      limit_tick("equal?");
     }
   }
   return true;

@@ -44,8 +44,15 @@ SmallFreeLists* thread_free_lists() {
 void* refill_small(size_t words) {
   SmallFreeLists* fl = thread_free_lists();
   void* list = fl->lists[words];
-  if (!list) list = GC_malloc_many(words * 8);
-  if (!list) throw std::bad_alloc();
+  if (!list) {
+    // A block of small objects at a time: make-list and friends see the limits here.
+    watch_limits(0);
+    list = GC_malloc_many(words * 8);
+    if (!list) throw std::bad_alloc();
+    size_t n = 0;
+    for (void* q = list; q; q = GC_NEXT(q)) n++;
+    tl_allocated_bytes += n * words * 8;
+  }
   fl->lists[words] = GC_NEXT(list);
   GC_NEXT(list) = nullptr;
   return list;

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/alloc_watch.hpp"
 #include "core/value.hpp"
 
 namespace quasi {
@@ -20,13 +21,22 @@ namespace quasi {
 // Call once per process before anything else (idempotent).
 void gc_init();
 
+// Counts the bytes on this thread; an evaluation with limits checks them before a large object
+// is allocated (core/alloc_watch.hpp), so a huge one is refused, not made.
+inline void note_allocation(size_t bytes) {
+  if (bytes >= kWatchedBytes) watch_limits(bytes);
+  tl_allocated_bytes += bytes;
+}
+
 inline void* gc_alloc(size_t bytes) {
+  note_allocation(bytes);
   void* p = GC_MALLOC(bytes);
   if (!p) throw std::bad_alloc();
   return p;
 }
 // For objects without pointers inside (flonums, strings, bytevectors). Memory is NOT zeroed.
 inline void* gc_alloc_atomic(size_t bytes) {
+  note_allocation(bytes);
   void* p = GC_MALLOC_ATOMIC(bytes);
   if (!p) throw std::bad_alloc();
   return p;

@@ -15,6 +15,7 @@
 #include <numeric>
 #include <vector>
 
+#include "core/alloc_watch.hpp"
 #include "core/error.hpp"
 
 namespace quasi {
@@ -56,6 +57,17 @@ inline Value im_part(Value v) { return kind_of(v) == kCpx ? cpx_im(v) : make_fix
 constexpr uint64_t kMaxResultBits = uint64_t(1) << 24;
 // Largest |decimal exponent| accepted in an exact (#e) literal.
 constexpr int64_t kMaxExactDecimalExponent = 1000000;
+
+// Operands of this many limbs and more make GMP calls that take long enough to be worth checking
+// the evaluation's limits before them (core/alloc_watch.hpp).
+constexpr size_t kBigLimbs = 4096;
+// Before GMP work whose result has about `result_limbs` limbs: checks the limits, so a result
+// over the memory limit is refused before it is computed, and a time limit or an interrupt that
+// is already due stops the work before it starts. The cost of one such call is bounded by its
+// size, so the overshoot of a time limit is at most one call.
+inline void before_big(const char* who, size_t result_limbs) {
+  if (result_limbs >= kBigLimbs) watch_limits(result_limbs * sizeof(mp_limb_t), who);
+}
 
 [[noreturn]] void too_large(const char* who) {
   throw_condition("limit", who, "result too large");
@@ -288,6 +300,8 @@ Value arith(Op op, Value a, Value b, const char* who) {
   if (ka == kRat || kb == kRat) {
     Q ta, tb, r;
     mpq_srcptr qa = qref(a, ta), qb = qref(b, tb);
+    before_big(who, mpz_size(mpq_numref(qa)) + mpz_size(mpq_denref(qa)) + mpz_size(mpq_numref(qb)) +
+                        mpz_size(mpq_denref(qb)));
     switch (op) {
       case Op::Add: mpq_add(r.v, qa, qb); break;
       case Op::Sub: mpq_sub(r.v, qa, qb); break;
@@ -297,6 +311,7 @@ Value arith(Op op, Value a, Value b, const char* who) {
   }
   Z ta, tb, r;
   mpz_srcptr za = zref(a, ta), zb = zref(b, tb);
+  before_big(who, op == Op::Mul ? mpz_size(za) + mpz_size(zb) : std::max(mpz_size(za), mpz_size(zb)) + 1);
   switch (op) {
     case Op::Add: mpz_add(r.v, za, zb); break;
     case Op::Sub: mpz_sub(r.v, za, zb); break;
@@ -316,6 +331,8 @@ Value divide(Value a, Value b, const char* who) {
   }
   Q ta, tb, r;
   mpq_srcptr qa = qref(a, ta), qb = qref(b, tb);
+  before_big(who, mpz_size(mpq_numref(qa)) + mpz_size(mpq_denref(qa)) + mpz_size(mpq_numref(qb)) +
+                      mpz_size(mpq_denref(qb)));
   mpq_div(r.v, qa, qb);
   return take_q(r.v);
 }
@@ -393,6 +410,7 @@ void int_divide(Value a, Value b, DivMode mode, const char* who, Value* q, Value
   Z ta, tb, zq, zr;
   mpz_srcptr za = int_ref(a, ta), zb = int_ref(b, tb);
   if (mpz_sgn(zb) == 0) divide_by_zero(who);
+  before_big(who, mpz_size(za) + mpz_size(zb));
   if (mode == DivMode::Floor) mpz_fdiv_qr(zq.v, zr.v, za, zb);
   else mpz_tdiv_qr(zq.v, zr.v, za, zb);
   if (q) *q = int_result(zq.v, inexact);
@@ -454,6 +472,30 @@ double sqrt_mpz_double(mpz_srcptr z) {
   return mpz_to_double(s.v);
 }
 
+// r = b^e, in steps that check the evaluation's limits when the result is big: one mpz_pow_ui
+// of a 2^24-bit result runs for a second, past any time limit. Squaring from the exponent's top
+// bit: the last squaring, the longest step, is about half of the whole. Without limits on this
+// thread, GMP's own.
+void pow_checked(mpz_ptr r, mpz_srcptr b, uint64_t e, const char* who) {
+  long exp2;
+  double mant = std::fabs(mpz_get_d_2exp(&exp2, b));  // |b| = mant * 2^exp2, mant in [0.5, 1)
+  double bits = mant > 0 ? double(exp2) + std::log2(mant) : 0;
+  size_t result_limbs = size_t(std::min(bits * double(e) / 64 + 1, 1e15));
+  if (result_limbs < kBigLimbs || !tl_limits_set) {
+    mpz_pow_ui(r, b, e);
+    return;
+  }
+  before_big(who, result_limbs);
+  Z base;
+  mpz_set(base.v, b);
+  mpz_set(r, b);
+  for (int bit = 62 - __builtin_clzll(e); bit >= 0; bit--) {
+    before_big(who, 2 * mpz_size(r));
+    mpz_mul(r, r, r);
+    if ((e >> bit) & 1) mpz_mul(r, r, base.v);
+  }
+}
+
 // base^e for an exact base and exact integer exponent.
 Value expt_exact(Value base, Value e) {
   const char* who = "expt";
@@ -478,8 +520,8 @@ Value expt_exact(Value base, Value e) {
   unsigned __int128 est = static_cast<unsigned __int128>((bn - 1) + (bd - 1)) * ue;
   if (est > kMaxResultBits) too_large(who);
   Q r;
-  mpz_pow_ui(mpq_numref(r.v), mpq_numref(q), ue);
-  mpz_pow_ui(mpq_denref(r.v), mpq_denref(q), ue);
+  pow_checked(mpq_numref(r.v), mpq_numref(q), ue, who);
+  pow_checked(mpq_denref(r.v), mpq_denref(q), ue, who);
   if (se < 0) {
     mpz_swap(mpq_numref(r.v), mpq_denref(r.v));
     if (mpz_sgn(mpq_denref(r.v)) < 0) {
@@ -586,6 +628,97 @@ size_t scan_digits(std::string_view s, size_t i, int radix) {
   while (i < s.size() && digit_value(s[i]) < radix) i++;
   return i;
 }
+// ---- digits of big numbers, in steps that check the limits --------------------------------------
+// mpz_get_str and mpz_set_str are one call each, seconds long for millions of decimal digits.
+// Above kDigitsLeaf digits, both convert by divide and conquer over the powers
+// radix^(kDigitsLeaf * 2^j) (computed once by squaring), checking the evaluation's limits at
+// every split. Radixes 2, 8 and 16 are linear in GMP and need none of this, and neither does an
+// evaluation without a time or memory limit: GMP's own conversion is 20-40% faster.
+constexpr size_t kDigitsLeaf = 100000;
+
+struct DigitPowers {
+  int radix;
+  std::vector<std::unique_ptr<Z>> p;  // p[j] = radix^(kDigitsLeaf * 2^j)
+  const char* who;
+  mpz_srcptr at(size_t j) {
+    while (p.size() <= j) {
+      auto z = std::make_unique<Z>();
+      if (p.empty()) {
+        mpz_ui_pow_ui(z->v, unsigned(radix), kDigitsLeaf);
+      } else {
+        before_big(who, 2 * mpz_size(p.back()->v));
+        mpz_mul(z->v, p.back()->v, p.back()->v);
+      }
+      p.push_back(std::move(z));
+    }
+    return p[j]->v;
+  }
+  static size_t digits(size_t j) { return kDigitsLeaf << j; }
+};
+
+// Appends the digits of 0 <= z < radix^(2 * digits(j)) (j = -1: z < radix^kDigitsLeaf), padded
+// with zeros to `width` digits.
+void put_digits(std::string& out, mpz_srcptr z, int j, size_t width, DigitPowers& pw) {
+  if (j < 0) {
+    size_t start = out.size();
+    out.resize(start + mpz_sizeinbase(z, pw.radix) + 2);
+    mpz_get_str(out.data() + start, pw.radix, z);
+    size_t n = std::strlen(out.c_str() + start);
+    out.resize(start + n);
+    if (n < width) out.insert(start, width - n, '0');
+    return;
+  }
+  mpz_srcptr p = pw.at(size_t(j));
+  if (width == 0 && mpz_cmp(z, p) < 0) return put_digits(out, z, j - 1, 0, pw);
+  watch_limits(0, pw.who);
+  Z q, r;
+  before_big(pw.who, mpz_size(z));
+  mpz_tdiv_qr(q.v, r.v, z, p);
+  size_t low = DigitPowers::digits(size_t(j));
+  put_digits(out, q.v, j - 1, width > low ? width - low : 0, pw);
+  put_digits(out, r.v, j - 1, low, pw);
+}
+
+std::string z_to_string(mpz_srcptr z, int radix) {
+  size_t n = mpz_sizeinbase(z, radix);
+  if (n <= kDigitsLeaf || (radix & (radix - 1)) == 0 || !tl_limits_set) {
+    std::string out(n + 2, '\0');
+    mpz_get_str(out.data(), radix, z);
+    out.resize(std::strlen(out.c_str()));
+    return out;
+  }
+  watch_limits(n, "number->string");  // the string's bytes
+  DigitPowers pw{radix, {}, "number->string"};
+  int j = 0;
+  while (2 * DigitPowers::digits(size_t(j)) < n) j++;
+  std::string out;
+  out.reserve(n + 1);
+  if (mpz_sgn(z) < 0) out.push_back('-');
+  Z a;
+  mpz_abs(a.v, z);
+  put_digits(out, a.v, j, 0, pw);
+  return out;
+}
+
+// The value of digits.size() <= 2 * digits(j) digits (j = -1: at most kDigitsLeaf).
+void get_digits(mpz_ptr out, std::string_view digits, int j, DigitPowers& pw) {
+  if (j < 0) {
+    std::string tmp(digits);
+    mpz_set_str(out, tmp.c_str(), pw.radix);
+    return;
+  }
+  size_t low = DigitPowers::digits(size_t(j));
+  if (digits.size() <= low) return get_digits(out, digits, j - 1, pw);
+  watch_limits(0, pw.who);
+  Z hi, lo;
+  get_digits(hi.v, digits.substr(0, digits.size() - low), j - 1, pw);
+  get_digits(lo.v, digits.substr(digits.size() - low), j - 1, pw);
+  mpz_srcptr p = pw.at(size_t(j));
+  before_big(pw.who, mpz_size(hi.v) + mpz_size(p));
+  mpz_mul(out, hi.v, p);
+  mpz_add(out, out, lo.v);
+}
+
 // Digits already validated for radix.
 void digits_to_mpz(mpz_ptr out, std::string_view digits, int radix) {
   if (digits.size() <= 15) {
@@ -594,8 +727,16 @@ void digits_to_mpz(mpz_ptr out, std::string_view digits, int radix) {
     mpz_set_ui(out, n);
     return;
   }
-  std::string tmp(digits);
-  mpz_set_str(out, tmp.c_str(), radix);
+  if (digits.size() <= kDigitsLeaf || (radix & (radix - 1)) == 0 || !tl_limits_set) {
+    std::string tmp(digits);
+    mpz_set_str(out, tmp.c_str(), radix);
+    return;
+  }
+  DigitPowers pw{radix, {}, "string->number"};
+  before_big(pw.who, size_t(double(digits.size()) * std::log2(radix) / 64) + 1);
+  int j = 0;
+  while (2 * DigitPowers::digits(size_t(j)) < digits.size()) j++;
+  get_digits(out, digits, j, pw);
 }
 bool equals_ci(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
@@ -801,15 +942,9 @@ std::string exact_to_string(Value n, int radix) {
     auto res = std::to_chars(buf, buf + sizeof buf, n.fixnum(), radix);
     return std::string(buf, res.ptr);
   }
-  auto z_to_string = [radix](mpz_srcptr z) {
-    std::string out(mpz_sizeinbase(z, radix) + 2, '\0');
-    mpz_get_str(out.data(), radix, z);
-    out.resize(std::strlen(out.c_str()));
-    return out;
-  };
-  if (is_bignum(n)) return z_to_string(&n.as<Bignum>()->z);
+  if (is_bignum(n)) return z_to_string(&n.as<Bignum>()->z, radix);
   mpq_srcptr q = &n.as<Ratnum>()->q;
-  return z_to_string(mpq_numref(q)) + "/" + z_to_string(mpq_denref(q));
+  return z_to_string(mpq_numref(q), radix) + "/" + z_to_string(mpq_denref(q), radix);
 }
 
 // Simplest rational in [lo, hi], 0 < lo <= hi (Stern-Brocot / continued fractions).
@@ -1054,7 +1189,9 @@ Value num_gcd(Value a, Value b) {
     return make_integer(std::gcd(std::llabs(a.fixnum()), std::llabs(b.fixnum())));
   }
   Z ta, tb, r;
-  mpz_gcd(r.v, int_ref(a, ta), int_ref(b, tb));
+  mpz_srcptr za = int_ref(a, ta), zb = int_ref(b, tb);
+  before_big("gcd", mpz_size(za) + mpz_size(zb));
+  mpz_gcd(r.v, za, zb);
   return int_result(r.v, inexact);
 }
 
@@ -1063,7 +1200,9 @@ Value num_lcm(Value a, Value b) {
   check_integer("lcm", a, &inexact);
   check_integer("lcm", b, &inexact);
   Z ta, tb, r;
-  mpz_lcm(r.v, int_ref(a, ta), int_ref(b, tb));
+  mpz_srcptr za = int_ref(a, ta), zb = int_ref(b, tb);
+  before_big("lcm", mpz_size(za) + mpz_size(zb));
+  mpz_lcm(r.v, za, zb);
   return int_result(r.v, inexact);
 }
 
@@ -1216,6 +1355,7 @@ void num_exact_integer_sqrt(Value n, Value* s, Value* rest) {
     return;
   }
   Z zs, zr;
+  before_big("exact-integer-sqrt", mpz_size(&n.as<Bignum>()->z));
   mpz_sqrtrem(zs.v, zr.v, &n.as<Bignum>()->z);
   *s = take_z(zs.v);
   *rest = take_z(zr.v);

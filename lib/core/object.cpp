@@ -15,6 +15,9 @@ constexpr int64_t kMaxObjectBytes = int64_t(1) << 34;
 void check_size(const char* who, int64_t length, int64_t element_bytes) {
   if (length < 0 || length > kMaxObjectBytes / element_bytes)
     throw_condition("limit", who, "object too large: " + std::to_string(length) + " elements");
+  // Refused here if over the memory limit. Not named: make_string and friends serve many
+  // procedures (string-append, list->string...); the error's location is the call.
+  watch_limits(size_t(length) * size_t(element_bytes));
 }
 }  // namespace
 

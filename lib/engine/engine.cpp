@@ -16,6 +16,7 @@
 #include <cstring>
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <mutex>
 #include <thread>
 #include <unordered_map>
@@ -184,7 +185,13 @@ Word guarded(Engine* e, F body) {
   if (outer) e->vm.begin_evaluation();
   else if (e->vm.limit_error.get() != kFalse) throw to_error(e->vm.limit_error.get());  // stopped
   try {
-    Value v = body();
+    Value v;
+    {
+      // Ends before the handlers below run: their own allocations must not raise the limit again.
+      std::optional<LimitScope> limits;
+      if (outer) limits.emplace(&e->vm);
+      v = body();
+    }
     if (outer) flush_vm_ports(e->vm);
     return v.bits;
   } catch (UncaughtRaise& u) {

@@ -391,7 +391,7 @@ int64_t steady_now_ns() {
 void Vm::begin_evaluation() {
   steps = 0;
   deadline_ns = time_limit_ns > 0 ? steady_now_ns() + time_limit_ns : 0;
-  alloc_base = alloc_limit ? GC_get_total_bytes() : 0;
+  alloc_base = tl_allocated_bytes;
   limit_error.set(kFalse);
   interrupt_requested.store(false);  // an interrupt sent while nothing ran is dropped
   if (impl) impl->rearm_poll();
@@ -431,7 +431,7 @@ void VmImpl::poll(const Insn* pc) {
   const char* exceeded = nullptr;
   if (vm->step_limit && vm->steps >= vm->step_limit) exceeded = "step limit exceeded";
   else if (vm->deadline_ns && steady_now_ns() >= vm->deadline_ns) exceeded = "time limit exceeded";
-  else if (vm->alloc_limit && GC_get_total_bytes() - vm->alloc_base > vm->alloc_limit)
+  else if (vm->alloc_limit && tl_allocated_bytes - vm->alloc_base > vm->alloc_limit)
     exceeded = "allocation limit exceeded";
   if (!exceeded) return;
   // Not raised in Scheme: a handler in the runaway script must not be able to swallow it.
@@ -439,6 +439,61 @@ void VmImpl::poll(const Insn* pc) {
   c.as<Condition>()->backtrace = backtrace();
   vm->limit_error.set(c);
   throw UncaughtRaise{c, SrcLoc{}};
+}
+
+// ---- limits inside one long primitive call (core/alloc_watch.hpp) ----------------------------
+
+namespace {
+thread_local Vm* t_limited_vm = nullptr;
+thread_local bool t_in_watch = false;  // making the limit's condition allocates too
+
+void check_limits(size_t upcoming, const char* who) {
+  Vm* vm = t_limited_vm;
+  if (!vm || t_in_watch) return;
+  // Once stopped, every further check stops again: compiled code's runtime routines swallow the
+  // first throw and hand the instruction back to the interpreter, and C++ code may catch it.
+  if (vm->limit_error.get() != kFalse) throw UncaughtRaise{vm->limit_error.get(), SrcLoc{}};
+  if (vm->interrupt_requested.load(std::memory_order_relaxed)) {
+    vm->interrupt_requested.store(false);
+    throw_condition("interrupt", who, "interrupted");
+  }
+  const char* exceeded = nullptr;
+  if (vm->alloc_limit && tl_allocated_bytes + upcoming - vm->alloc_base > vm->alloc_limit)
+    exceeded = "allocation limit exceeded";
+  else if (vm->deadline_ns && steady_now_ns() >= vm->deadline_ns)
+    exceeded = "time limit exceeded";
+  if (!exceeded) return;
+  t_in_watch = true;
+  try {
+    SrcLoc at;
+    Value bt = kFalse;
+    if (VmImpl* impl = vm->impl) {
+      at = impl->location_of(impl->error_pc);
+      bt = impl->backtrace();
+    }
+    Value c = make_condition(intern("limit"), who ? intern(who) : kFalse, make_string_utf8(exceeded), kNil, at);
+    if (is_vector(bt)) c.as<Condition>()->backtrace = bt;
+    vm->limit_error.set(c);
+  } catch (...) {
+    t_in_watch = false;
+    throw;
+  }
+  t_in_watch = false;
+  throw UncaughtRaise{vm->limit_error.get(), SrcLoc{}};
+}
+}  // namespace
+
+LimitScope::LimitScope(Vm* vm)
+    : prev_vm_(t_limited_vm), prev_watch_(tl_alloc_watch), prev_set_(tl_limits_set) {
+  t_limited_vm = vm;
+  tl_alloc_watch = check_limits;
+  tl_limits_set = vm->time_limit_ns > 0 || vm->alloc_limit > 0;
+}
+
+LimitScope::~LimitScope() {
+  t_limited_vm = prev_vm_;
+  tl_alloc_watch = prev_watch_;
+  tl_limits_set = prev_set_;
 }
 
 // Calls the current value of a builtin that compiled code inlined, after it was redefined. Rare

@@ -67,10 +67,10 @@ struct Vm {
   // cannot catch (it leaves as UncaughtRaise).
   uint64_t step_limit = 0;   // calls + backward jumps
   int64_t time_limit_ns = 0; // wall time
-  uint64_t alloc_limit = 0;  // bytes allocated, from the collector's process-wide counter
+  uint64_t alloc_limit = 0;  // bytes allocated on the evaluation's thread (tl_allocated_bytes)
   uint64_t steps = 0;        // progress of the current evaluation
   int64_t deadline_ns = 0;   // steady-clock time when the current evaluation must stop (0 = none)
-  uint64_t alloc_base = 0;   // GC_get_total_bytes() when the current evaluation started
+  uint64_t alloc_base = 0;   // tl_allocated_bytes when the current evaluation started
   // The 'limit condition once a limit stopped the current evaluation (#f before): the engine
   // raises it again at every host-procedure boundary, so a host that swallows the error cannot
   // keep the runaway script going.
@@ -85,6 +85,23 @@ struct Vm {
 
   // Calls a Scheme procedure from C++ and returns its result (nested run of the VM).
   Value apply(Value proc, int argc, const Value* argv);
+};
+
+// For the length of an outermost evaluation: allocations and long C++ loops on this thread check
+// the limits of `vm` (time, memory, interrupt; core/alloc_watch.hpp), so one long primitive call
+// cannot run far past them. Restores the previous watch (a host procedure may run another
+// engine's evaluation inside this one).
+class LimitScope {
+ public:
+  explicit LimitScope(Vm* vm);
+  ~LimitScope();
+  LimitScope(const LimitScope&) = delete;
+  LimitScope& operator=(const LimitScope&) = delete;
+
+ private:
+  Vm* prev_vm_;
+  AllocWatch prev_watch_;
+  bool prev_set_;
 };
 
 // The VM whose code runs on the calling thread (the innermost Vm::apply), or null. A primitive

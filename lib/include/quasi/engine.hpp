@@ -81,12 +81,15 @@ class Engine : public detail::Definitions<Engine> {
     bool allow_environment = true;  // get-environment-variable, get-environment-variables
     // Limits of each evaluation (each outermost eval, load or call); 0 = none. Exceeding one
     // throws quasi::Error of kind "limit"; Scheme code cannot catch it. Checked at calls and
-    // backward jumps, so a runaway loop stops within microseconds of the limit; not inside a
-    // single long primitive call.
+    // backward jumps, so a runaway loop stops within microseconds of the limit, and (time,
+    // memory, interrupt) inside long primitive calls too: at allocations, in big-number
+    // arithmetic and conversions, equal? and macro expansion, so one primitive overshoots by
+    // at most one step of its work; an object or number larger than the memory limit left is
+    // refused before it is made.
     uint64_t step_limit = 0;                      // calls + loop iterations
     std::chrono::milliseconds time_limit{0};      // wall time
-    size_t memory_limit = 0;  // bytes allocated; measured with a process-wide counter, so
-                              // allocation by other engines running at the same time counts too
+    size_t memory_limit = 0;  // bytes allocated by this engine's evaluation (counted on the
+                              // thread running it: engines on other threads do not count)
 
     // Native code: kDefault follows QUASI_JIT (off|on|force; unset: on). kOn compiles
     // procedures from `specialize` at once and others once they are hot; kForce compiles every

@@ -1,0 +1,153 @@
+// Limits inside one long primitive call (issue 8): an engine's time, memory and interrupt limits
+// stop a single primitive that runs long or allocates much (make-list, make-vector,
+// string-append, big numbers, equal?, macro expansion), a huge object is refused before it is
+// made, and the memory limit counts the engine's own allocation only. Work here would take
+// minutes or all memory without the limits; the limits are small, so the tests are quick.
+#include <quasi/quasi.hpp>
+
+#include <atomic>
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <string>
+#include <thread>
+
+#include "support.hpp"
+
+using quasi::Engine;
+using namespace std::chrono_literals;
+
+namespace {
+quasi::Error caught(Engine& engine, const std::string& code) {
+  try {
+    engine.eval(code);
+  } catch (const quasi::Error& e) {
+    return e;
+  }
+  FAIL("no error from " << code);
+  throw;
+}
+std::chrono::milliseconds since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0);
+}
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+}  // namespace
+
+TEST_CASE("limits: a memory limit holds inside one primitive call", "[api][limits][hostile]") {
+  Engine::Options o = Engine::Options::sandboxed();
+  o.memory_limit = 64 << 20;
+  o.time_limit = 20s;  // a safety net: each case must stop on memory, long before
+  Engine engine(o);
+  for (const char* code : {"(make-list 4611686018427387903)", "(make-vector 100000000)",
+                           "(let loop ((i 0)) (if (< i 10) (begin (make-vector 100000000) (loop (+ i 1)))))",
+                           "(make-string 1000000000 #\\a)", "(make-bytevector 1000000000)",
+                           "(let loop ((s \"ab\")) (loop (string-append s s)))",
+                           "(vector->list (make-vector 5000000 0))", "(list->vector (make-list 20000000 0))"}) {
+    INFO(code);
+    auto t0 = std::chrono::steady_clock::now();
+    quasi::Error e = caught(engine, code);
+    INFO(e.what());
+    CHECK(e.kind() == "limit");
+    CHECK(e.message() == "allocation limit exceeded");
+    CHECK(since(t0) < 5s);
+  }
+  // A refused object is placed at the call.
+  CHECK(std::string(caught(engine, "\n  (make-vector 100000000)").what()) ==
+        "<string>:2:3: error: allocation limit exceeded");
+  CHECK(engine.eval("(length (make-list 1000 0))").as<int>() == 1000);
+}
+
+TEST_CASE("limits: time and interrupt() hold inside one primitive call", "[api][limits][hostile]") {
+  Engine::Options o = Engine::Options::sandboxed();
+  o.time_limit = 200ms;
+  Engine engine(o);
+  for (const char* code : {"(length (make-list 4611686018427387903))",
+                           "(let ((v (make-vector 20000000 1))) (vector->list v) (vector->list v) (vector->list v))"}) {
+    INFO(code);
+    auto t0 = std::chrono::steady_clock::now();
+    quasi::Error e = caught(engine, code);
+    CHECK(e.kind() == "limit");
+    CHECK(e.message() == "time limit exceeded");
+    CHECK(since(t0) < 3s);
+  }
+  CHECK(engine.eval("(+ 1 2)").as<int>() == 3);
+  // interrupt() from another thread, during one long primitive call.
+  Engine::Options o2 = Engine::Options::sandboxed();
+  o2.time_limit = 60s;  // a safety net
+  Engine interrupted(o2);
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(100ms);
+    interrupted.interrupt();
+  });
+  auto t0 = std::chrono::steady_clock::now();
+  quasi::Error e = caught(interrupted, "(length (make-list 4611686018427387903))");
+  stopper.join();
+  CHECK(e.kind() == "interrupt");
+  CHECK(since(t0) < 5s);
+}
+
+TEST_CASE("limits: memory limits are per engine, no cross-talk between threads", "[api][limits][hostile]") {
+  Engine::Options o = Engine::Options::sandboxed();
+  o.memory_limit = 8 << 20;
+  Engine limited(o);
+  std::atomic<bool> stop{false};
+  std::thread churn([&] {
+    Engine busy;
+    while (!stop.load())
+      busy.eval("(let loop ((i 0)) (if (< i 20000) (begin (make-vector 100 i) (loop (+ i 1)))))");
+  });
+  // This engine's evaluations allocate almost nothing while the other thread allocates hundreds
+  // of megabytes: a process-wide count would stop them.
+  auto t0 = std::chrono::steady_clock::now();
+  int rounds = 0;
+  std::string failure;
+  while (since(t0) < 1000ms) {
+    try {
+      limited.eval("(let loop ((i 0)) (if (< i 2000) (loop (+ i 1)) i))");
+      std::this_thread::sleep_for(20ms);
+      rounds++;
+    } catch (const quasi::Error& err) {
+      failure = err.what();
+      break;
+    }
+  }
+  stop.store(true);
+  churn.join();
+  CHECK(failure == "");
+  CHECK(rounds > 10);
+  // And its own allocation still counts.
+  CHECK(caught(limited, "(make-vector 10000000)").kind() == "limit");
+}
+
+TEST_CASE("limits: big-number primitives stop at the time and memory limits", "[api][limits][hostile]") {
+  Engine engine(Engine::Options::sandboxed());
+  // About 63 million bits: its decimal digits take GMP's mpz_get_str many seconds in one call.
+  engine.eval("(define big (let ((a (expt 3 10000000))) (* (* a a) (* a a))))");
+  engine.eval("(define digits (make-string 20000000 #\\7))");
+  engine.set_time_limit(100ms);
+  for (const char* code : {"(number->string big)", "(string->number digits)", "(let loop ((x 3)) (loop (* x x)))",
+                           "(let ((a (expt 3 10000000)) (b (expt 3 10000000)) (c (expt 3 10000000))) (= a b c))"}) {
+    INFO(code);
+    auto t0 = std::chrono::steady_clock::now();
+    quasi::Error e = caught(engine, code);
+    INFO(e.what());
+    CHECK(e.kind() == "limit");
+    CHECK(e.message().find("time limit exceeded") != std::string::npos);
+    CHECK(since(t0) < 2s);
+  }
+  CHECK(contains(caught(engine, "(number->string big)").what(), "number->string: time limit exceeded"));
+  // A result over the memory limit is refused before it is computed.
+  engine.set_time_limit(0ms);
+  engine.set_memory_limit(4 << 20);
+  for (const char* code : {"(* big big)", "(expt 3 10000000)", "(+ big 1)", "(quotient (* big 1) 7)"}) {
+    INFO(code);
+    auto t0 = std::chrono::steady_clock::now();
+    quasi::Error e = caught(engine, code);
+    INFO(e.what());
+    CHECK(e.kind() == "limit");
+    CHECK(e.message().find("allocation limit exceeded") != std::string::npos);
+    CHECK(since(t0) < 1s);
+  }
+  CHECK(contains(caught(engine, "(* big big)").what(), "*: allocation limit exceeded"));
+  engine.set_memory_limit(0);
+  CHECK(engine.eval("(= (string->number (number->string (expt 7 300000))) (expt 7 300000))").as<bool>());
+}
