@@ -151,3 +151,31 @@ TEST_CASE("limits: big-number primitives stop at the time and memory limits", "[
   engine.set_memory_limit(0);
   CHECK(engine.eval("(= (string->number (number->string (expt 7 300000))) (expt 7 300000))").as<bool>());
 }
+
+TEST_CASE("limits: runaway macro expansion stops at the limits", "[api][limits][hostile]") {
+  Engine::Options o = Engine::Options::sandboxed();
+  o.time_limit = 200ms;
+  o.memory_limit = size_t(256) << 20;
+  Engine engine(o);
+  for (const char* code : {"(define-syntax f (syntax-rules () ((_ x ...) (f x ... x ...)))) (f 1)",
+                           "(define-syntax f (syntax-rules () ((_ x) (f (x x))))) (f 1)",
+                           "(define-syntax f (syntax-rules () ((_ x ...) (list (f x ... x ...))))) (f 1)",
+                           "(define-syntax f (syntax-rules () ((_ x) (list (f (x x)) (f (x x)))))) (f 1)"}) {
+    INFO(code);
+    auto t0 = std::chrono::steady_clock::now();
+    quasi::Error e = caught(engine, code);
+    INFO(e.what());
+    // A limit, or the expander's own bound on rewrites and nesting, whichever comes first.
+    CHECK((e.kind() == "limit" || contains(e.message(), "does not terminate") ||
+           contains(e.message(), "nesting too deep")));
+    CHECK(since(t0) < 3s);
+  }
+  CHECK(engine.eval("(+ 1 2)").as<int>() == 3);
+  // Without limits, an expansion that never ends is still an error, with the form's location.
+  Engine plain;
+  std::string msg = caught(plain, "(define-syntax g (syntax-rules () ((_) (g))))\n(g)").what();
+  CHECK(contains(msg, "<string>:2:1: error:"));
+  CHECK(contains(msg, "macro expansion does not terminate"));
+  CHECK(contains(caught(plain, "(define-syntax h (syntax-rules () ((_ x) (list (h x))))) (h 1)").what(),
+                 "nesting too deep"));
+}
