@@ -266,6 +266,7 @@ const PrimDef kControlPrims[] = {
      kFacts.control(kVmApplyValues)},
     {"call-with-current-continuation", p_vm_special, 1, 1, kVmSpecial | kMayRaise | kHasEffects,
      kFacts.control(kVmCallCC)},
+    {"%call/ec", p_vm_special, 1, 1, kVmSpecial | kMayRaise | kHasEffects, kFacts.control(kVmCallEC)},
     {"%continuation-winders", p_continuation_winders, 1, 1, kMayRaise},
     {"values", p_values, 0, -1, kPure},
     {"%uncaught", p_uncaught, 1, 1, kEffect},

@@ -18,8 +18,9 @@ namespace quasi {
 
 inline thread_local uint64_t tl_allocated_bytes = 0;
 
-// `who` names the procedure doing the work when the caller knows it (null otherwise).
-using AllocWatch = void (*)(size_t upcoming_bytes, const char* who);
+// `who` names the procedure doing the work when the caller knows it (null otherwise); `steps`
+// is work to add to the evaluation's step count (macro expansion: charge_steps).
+using AllocWatch = void (*)(size_t upcoming_bytes, const char* who, uint64_t steps);
 inline thread_local AllocWatch tl_alloc_watch = nullptr;
 
 // True while the watch belongs to an evaluation with a time or memory limit: work that can be
@@ -30,7 +31,12 @@ constexpr size_t kWatchedBytes = size_t(64) << 10;
 
 // Before work that will allocate `bytes` (or take time in proportion): checks the limits now.
 inline void watch_limits(size_t bytes, const char* who = nullptr) {
-  if (AllocWatch w = tl_alloc_watch) w(bytes, who);
+  if (AllocWatch w = tl_alloc_watch) w(bytes, who, 0);
+}
+
+// Work done outside the VM that the step limit should see (macro expansion), then the limits.
+inline void charge_steps(uint64_t steps, const char* who = nullptr) {
+  if (AllocWatch w = tl_alloc_watch) w(0, who, steps);
 }
 
 // For loops in C++ that neither allocate nor return to the VM for long (equal?, hashing, list

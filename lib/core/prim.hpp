@@ -37,6 +37,8 @@ enum VmOp : uint32_t {
   kVmCallCC,         // (call/cc f): captures the continuation; invoking it from another
                      // dynamic-wind extent goes through Scheme's %wind-and-continue first
   kVmEval,           // (eval expr [env])
+  kVmCallEC,         // (%call/ec f): an escape-only continuation, valid while f's caller's frames
+                     // are on the stack; O(1) where call/cc copies the stack (guard uses it)
 };
 
 // ---- the one table of primitive facts ------------------------------------------------------------

@@ -59,9 +59,11 @@ struct Closure : Object {  // payload: number of free values
 };
 
 // A captured continuation: a copy of the used part of the VM stack and of the frame stack, and
-// where to resume.
+// where to resume. An escape-only continuation (%call/ec) copies nothing: stack is null, and it
+// can only return to frames still on the stack (frames points to a copy of the top one of the
+// first nframes, checked when it is invoked).
 struct Continuation : Object {
-  Value* stack;           // copy of stack[0..nstack)
+  Value* stack;           // copy of stack[0..nstack); null: escape-only
   int64_t nstack;
   Frame* frames;          // copy of frames[0..nframes)
   int64_t nframes;

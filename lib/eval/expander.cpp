@@ -1542,7 +1542,10 @@ Node* Expander::sf_guard(Value x, Scope* s) {
   Node* outer = make_lambda(
       {guard_k}, nullptr, call(core_ref("with-exception-handler", loc), {handler, thunk}, loc),
       kFalse, loc);
-  return call(call(core_ref("call/cc", loc), {outer}, loc), {}, loc);
+  // guard-k only ever returns to the guard's own frames (from the handler, which runs deeper, or
+  // after the body), so it is escape-only: a full call/cc per guard copies the whole stack and
+  // made nested guards cost O(depth^2).
+  return call(call(core_ref("%call/ec", loc), {outer}, loc), {}, loc);
 }
 
 Node* Expander::sf_delay(Value x, Scope* s, bool force) {

@@ -12,6 +12,7 @@
 // purpose).
 #include "eval/syntax_case.hpp"
 
+#include "core/alloc_watch.hpp"
 #include "core/procedure.hpp"
 #include "eval/expander_impl.hpp"
 
@@ -105,9 +106,14 @@ Macro* check_holder(Value v, SpecialForm f, const char* who) {
 
 // ---- the expander side ------------------------------------------------------------------------
 
+// Each expansion counts toward the evaluation's step limit: one step, plus one per 256 bytes it
+// allocated, so a macro whose expansions grow exponentially stops at the step limit as soon as
+// at the time or memory limit (core/alloc_watch.hpp).
 Value Expander::apply_macro(Macro* m, Value form, Scope* use) {
-  if (m->form == SpecialForm::None) return apply_syntax_rules(m, form, use);
-  return apply_procedural(m, form, use);
+  uint64_t before = tl_allocated_bytes;
+  Value out = m->form == SpecialForm::None ? apply_syntax_rules(m, form, use) : apply_procedural(m, form, use);
+  charge_steps(1 + (tl_allocated_bytes - before) / 256);
+  return out;
 }
 
 Value Expander::make_procedural(Value spec, Scope* s, Value name, Value who) {

@@ -105,8 +105,9 @@ const Insn* VmImpl::enter(int64_t nfp, int64_t argc, const Insn* ret_pc, int64_t
               }
               continue;
             }
-            case kVmCallCC: {
-              Value k = capture(nfp, ret_pc, dst, tail);
+            case kVmCallCC:
+            case kVmCallEC: {
+              Value k = pr->vm_op == kVmCallEC ? capture_escape(ret_pc, dst, tail) : capture(nfp, ret_pc, dst, tail);
               stack[nfp] = stack[nfp + 1];
               stack[nfp + 1] = k;
               argc = 1;
@@ -447,7 +448,7 @@ namespace {
 thread_local Vm* t_limited_vm = nullptr;
 thread_local bool t_in_watch = false;  // making the limit's condition allocates too
 
-void check_limits(size_t upcoming, const char* who) {
+void check_limits(size_t upcoming, const char* who, uint64_t steps) {
   Vm* vm = t_limited_vm;
   if (!vm || t_in_watch) return;
   // Once stopped, every further check stops again: compiled code's runtime routines swallow the
@@ -458,7 +459,10 @@ void check_limits(size_t upcoming, const char* who) {
     throw_condition("interrupt", who, "interrupted");
   }
   const char* exceeded = nullptr;
-  if (vm->alloc_limit && tl_allocated_bytes + upcoming - vm->alloc_base > vm->alloc_limit)
+  vm->steps += steps;
+  if (vm->step_limit && vm->steps >= vm->step_limit)
+    exceeded = "step limit exceeded";
+  else if (vm->alloc_limit && tl_allocated_bytes + upcoming - vm->alloc_base > vm->alloc_limit)
     exceeded = "allocation limit exceeded";
   else if (vm->deadline_ns && steady_now_ns() >= vm->deadline_ns)
     exceeded = "time limit exceeded";

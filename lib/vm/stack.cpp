@@ -148,7 +148,43 @@ Value VmImpl::capture(int64_t nfp, const Insn* ret_pc, int64_t dst, bool tail) {
   return make_ptr(k);
 }
 
+// Escape-only: the frames below stay where they are, so nothing is copied. Only the top frame of
+// the first nframes is kept, to check at the escape that they are still the same frames.
+Value VmImpl::capture_escape(const Insn* ret_pc, int64_t dst, bool tail) {
+  Continuation* k = gc_alloc_object<Continuation>(Type::Continuation, sizeof(Continuation) + sizeof(Frame));
+  k->stack = nullptr;
+  k->nstack = 0;
+  k->frames = reinterpret_cast<Frame*>(k + 1);
+  if (nframes > 0) k->frames[0] = frames[nframes - 1];
+  k->nframes = nframes;
+  k->resume_pc = tail ? nullptr : ret_pc;
+  k->resume_fp = fp;
+  k->resume_top = top;
+  k->resume_dst = dst;
+  k->resume_proto = cur_proto;
+  k->run_id = run_id;
+  k->winders = winders_cell == kFalse ? kNil : winders_cell.as<GlobalCell>()->value;
+  return make_ptr(k);
+}
+
 const Insn* VmImpl::reinstate(Continuation* k, Value v) {
+  if (!k->stack) {
+    auto same = [](const Frame& a, const Frame& b) {
+      return a.pc == b.pc && a.fp == b.fp && a.top == b.top && a.dst == b.dst && a.proto == b.proto &&
+             a.session == b.session;
+    };
+    if (nframes < k->nframes || (k->nframes > 0 && !same(frames[k->nframes - 1], k->frames[0])))
+      throw_condition("error", "continuation", "an escape continuation was called after its extent ended");
+    restore_limits();
+    ensure_stack(k->resume_top);
+    nframes = k->nframes;
+    fp = k->resume_fp;
+    top = k->resume_top;
+    cur_proto = k->resume_proto;
+    if (!k->resume_pc) return do_return(v);
+    stack[fp + k->resume_dst] = v;
+    return k->resume_pc;
+  }
   restore_limits();
   ensure_stack(std::max(k->nstack, k->resume_top));
   std::memcpy(stack, k->stack, sizeof(Value) * k->nstack);

@@ -179,3 +179,22 @@ TEST_CASE("limits: runaway macro expansion stops at the limits", "[api][limits][
   CHECK(contains(caught(plain, "(define-syntax h (syntax-rules () ((_ x) (list (h x))))) (h 1)").what(),
                  "nesting too deep"));
 }
+
+TEST_CASE("limits: macro expansion counts toward the step limit", "[api][limits][hostile]") {
+  Engine::Options o = Engine::Options::sandboxed();
+  o.step_limit = 1000000;
+  o.memory_limit = size_t(512) << 20;  // a safety net: the step limit must come first
+  Engine engine(o);
+  for (const char* code : {"(define-syntax f (syntax-rules () ((_ x ...) (f x ... x ...)))) (f 1)",
+                           "(define-syntax f (syntax-rules () ((_ x ...) (list (f x ... x ...))))) (f 1)"}) {
+    INFO(code);
+    auto t0 = std::chrono::steady_clock::now();
+    quasi::Error e = caught(engine, code);
+    INFO(e.what());
+    CHECK(e.kind() == "limit");
+    CHECK(e.message() == "step limit exceeded");
+    CHECK(since(t0) < 3s);
+  }
+  // Ordinary macro use is far below it.
+  CHECK(engine.eval("(let-values (((a b) (values 1 2))) (do ((i 0 (+ i 1))) ((= i 10) (+ a b))))").as<int>() == 3);
+}

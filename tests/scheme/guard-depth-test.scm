@@ -1,0 +1,69 @@
+;;; guard-depth-test.scm — guard nested deep in a recursion costs O(1) per guard (issue 8: each
+;;; guard used to copy the whole stack with call/cc, so depth 10,000 took over a minute and
+;;; gigabytes), and guard's escape keeps its meaning: handlers, re-raise through nested guards,
+;;; dynamic-wind exits, and re-entry of a full continuation captured inside a guard body.
+(include "harness.scm")
+
+(define (nest n)
+  (if (= n 0) 0 (+ 1 (guard (e (#t 0)) (nest (- n 1))))))
+;; At O(depth^2) this alone takes minutes (and the ctest timeout fails it).
+(test "40000 nested guards, no raise" 40000 (nest 40000))
+(test "again (the first run left nothing behind)" 40000 (nest 40000))
+
+(define (nest-raise n)
+  (if (= n 0) (raise 'bottom) (+ 1 (guard (e ((eq? e 'never) 0)) (nest-raise (- n 1))))))
+;; The raise at the bottom passes through every guard (no clause matches: each re-raises in the
+;; dynamic environment of the raise) and reaches the outermost one.
+(test "a raise passes through 2000 non-matching guards" 'bottom
+      (guard (e (#t e)) (nest-raise 2000)))
+
+(define (nest-catch n)
+  (if (= n 0) (raise 'bottom) (+ 1 (guard (e ((and (eq? e 'bottom) (= n 500)) 1000)) (nest-catch (- n 1))))))
+(test "the matching guard in the middle catches" 2502 (+ 1 (nest-catch 2000)))
+
+(test "guard in a loop of 100000 iterations" 100000
+      (let loop ((i 0) (acc 0))
+        (if (= i 100000) acc
+            (loop (+ i 1) (+ acc (guard (e (#t 1)) (if (odd? i) (raise 'x) 1)))))))
+
+(define log '())
+(test "dynamic-wind exits run on guard's escape" '(1 out in)
+      (begin
+        (set! log '())
+        (list (guard (e (#t e))
+                (dynamic-wind (lambda () (set! log (cons 'in log)))
+                              (lambda () (raise 1))
+                              (lambda () (set! log (cons 'out log)))))
+              (car log) (cadr log))))
+
+(test "guard returns multiple values" '(1 2)
+      (call-with-values (lambda () (guard (e (#t 0)) (values 1 2))) list))
+
+(test "raise-continuable through a guard without a matching clause" 42
+      (with-exception-handler
+       (lambda (c) 41)
+       (lambda () (+ 1 (guard (e ((string? e) 0)) (raise-continuable 'x))))))
+
+;; A full continuation captured inside a guard body, re-entered after the guard returned: the
+;; body returns through the guard again.
+(test "re-entry into a guard body after the guard returned" '(3 2 1)
+      (let ((k #f) (results '()))
+        (let ((v (guard (e (#t 'caught)) (+ 1 (call/cc (lambda (c) (set! k c) 0))))))
+          (set! results (cons v results))
+          (if (< (length results) 3) (k (length results))))
+        results))
+
+(test "re-entry, then a raise caught by the re-entered guard" '(caught 1)
+      (let ((k #f) (results '()))
+        (let ((v (guard (e (#t 'caught))
+                   (let ((x (call/cc (lambda (c) (set! k c) 0))))
+                     (if (= x 1) (raise 'boom) (+ x 1))))))
+          (set! results (cons v results))
+          (if (< (length results) 2) (k 1)))
+        results))
+
+(test "guard inside a handler inside a guard" 'inner
+      (guard (e (#t (guard (e2 (#t 'inner)) (raise 'again))))
+        (raise 'outer)))
+
+(test-end)
