@@ -13,6 +13,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "core/alloc_watch.hpp"
 #include "core/foreign.hpp"
 #include "core/numbers.hpp"
 #include "core/object.hpp"
@@ -218,6 +219,9 @@ class Printer {
 
   bool display() const { return mode_ == PrintMode::Display; }
 
+  static constexpr size_t kChargeBytes = size_t(1) << 20;
+  size_t charged_ = 0;  // bytes of out_ counted as allocated so far
+
   void emit(const char* s) {
     out_ += s;
     check();
@@ -282,6 +286,13 @@ class Printer {
   void run(Value root) {
     tasks_.push_back({K::Val, root, 0, nullptr});
     while (!tasks_.empty() && !stopped_) {
+      // A hugely shared structure prints as its whole unfolded tree: the evaluation's limits
+      // hold here, and the text counts as memory it allocated (core/alloc_watch.hpp).
+      limit_tick("write");
+      if (out_.size() >= charged_ + kChargeBytes) {
+        note_allocation(kChargeBytes);
+        charged_ += kChargeBytes;
+      }
       Task t = tasks_.back();
       tasks_.pop_back();
       switch (t.k) {

@@ -447,6 +447,16 @@ void VmImpl::poll(const Insn* pc) {
 namespace {
 thread_local Vm* t_limited_vm = nullptr;
 thread_local bool t_in_watch = false;  // making the limit's condition allocates too
+// Interned once, outside the watch: the watch runs inside allocations, some of them made while
+// the symbol table's lock is held (intern allocating a new symbol), so it must not intern.
+// Symbols are never collected, so statics hold them safely.
+struct LimitSymbols {
+  Value limit, interrupt;
+};
+const LimitSymbols& limit_symbols() {
+  static const LimitSymbols s{intern("limit"), intern("interrupt")};
+  return s;
+}
 
 void check_limits(size_t upcoming, const char* who, uint64_t steps) {
   Vm* vm = t_limited_vm;
@@ -454,9 +464,20 @@ void check_limits(size_t upcoming, const char* who, uint64_t steps) {
   // Once stopped, every further check stops again: compiled code's runtime routines swallow the
   // first throw and hand the instruction back to the interpreter, and C++ code may catch it.
   if (vm->limit_error.get() != kFalse) throw UncaughtRaise{vm->limit_error.get(), SrcLoc{}};
+  // `who` is interned below only when given: the callers that name themselves (big numbers,
+  // equal?, write) never run inside intern.
   if (vm->interrupt_requested.load(std::memory_order_relaxed)) {
     vm->interrupt_requested.store(false);
-    throw_condition("interrupt", who, "interrupted");
+    t_in_watch = true;
+    Value c;
+    try {
+      c = make_condition(limit_symbols().interrupt, who ? intern(who) : kFalse, make_string_utf8("interrupted"), kNil);
+    } catch (...) {
+      t_in_watch = false;
+      throw;
+    }
+    t_in_watch = false;
+    throw SchemeError{c};
   }
   const char* exceeded = nullptr;
   vm->steps += steps;
@@ -475,7 +496,7 @@ void check_limits(size_t upcoming, const char* who, uint64_t steps) {
       at = impl->location_of(impl->error_pc);
       bt = impl->backtrace();
     }
-    Value c = make_condition(intern("limit"), who ? intern(who) : kFalse, make_string_utf8(exceeded), kNil, at);
+    Value c = make_condition(limit_symbols().limit, who ? intern(who) : kFalse, make_string_utf8(exceeded), kNil, at);
     if (is_vector(bt)) c.as<Condition>()->backtrace = bt;
     vm->limit_error.set(c);
   } catch (...) {
@@ -489,6 +510,7 @@ void check_limits(size_t upcoming, const char* who, uint64_t steps) {
 
 LimitScope::LimitScope(Vm* vm)
     : prev_vm_(t_limited_vm), prev_watch_(tl_alloc_watch), prev_set_(tl_limits_set) {
+  limit_symbols();  // interned here, never inside the watch
   t_limited_vm = vm;
   tl_alloc_watch = check_limits;
   tl_limits_set = vm->time_limit_ns > 0 || vm->alloc_limit > 0;

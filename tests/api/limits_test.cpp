@@ -198,3 +198,68 @@ TEST_CASE("limits: macro expansion counts toward the step limit", "[api][limits]
   // Ordinary macro use is far below it.
   CHECK(engine.eval("(let-values (((a b) (values 1 2))) (do ((i 0 (+ i 1))) ((= i 10) (+ a b))))").as<int>() == 3);
 }
+
+TEST_CASE("limits: big-number conversions in checked steps give GMP's digits", "[api][limits]") {
+  // With a time limit set, number->string and string->number of more than 100,000 digits go by
+  // divide and conquer (core/numbers.cpp); without, by GMP in one call. Both must agree, and the
+  // zeros inside (padding between the halves) must survive.
+  Engine plain;
+  Engine::Options o;
+  o.time_limit = 60s;
+  Engine limited(o);
+  for (const char* code : {"(number->string (expt 7 400000))", "(number->string (- (expt 7 400000)))",
+                           "(number->string (expt 10 250000))", "(number->string (- (expt 10 250000) 1))",
+                           "(number->string (+ (expt 10 300000) 12345))",
+                           "(number->string (/ (expt 7 200000) (expt 3 200000)))",
+                           "(number->string (* (expt 2 1000000) (expt 10 150000)))"}) {
+    INFO(code);
+    std::string a = plain.eval(code).to_string(), b = limited.eval(code).to_string();
+    CHECK(a.size() == b.size());
+    CHECK(a == b);
+  }
+  CHECK(limited.eval("(let ((x (+ (expt 10 300000) 12345))) (= x (string->number (number->string x))))").as<bool>());
+  CHECK(limited.eval("(let ((x (expt 7 400000))) (= x (string->number (number->string x))))").as<bool>());
+  CHECK(limited.eval("(= (string->number (string-append \"1\" (make-string 250000 #\\0))) (expt 10 250000))").as<bool>());
+  CHECK(limited.eval("(= (expt 3 1000000) (* (expt 3 500000) (expt 3 500000)))").as<bool>());
+  CHECK(limited.eval("(= (expt -3 999999) (- (* 3 (expt 3 499999) (expt 3 499999))))").as<bool>());
+  CHECK(limited.eval("(= (expt 2/3 300001) (/ (expt 2 300001) (expt 3 300001)))").as<bool>());
+}
+
+TEST_CASE("limits: a limit reached while a new symbol is interned", "[api][limits][hostile]") {
+  // The check runs inside allocations, some made under the symbol table's lock: it must not
+  // intern (that deadlocked), and the table must stay intact.
+  Engine::Options o = Engine::Options::sandboxed();
+  o.memory_limit = 4 << 20;
+  o.time_limit = 30s;  // a safety net
+  Engine engine(o);
+  for (int run = 0; run < 6; run++) {
+    std::string code = "(let loop ((i 0)) (string->symbol (string-append \"limits-sym-" + std::to_string(run) +
+                       "-\" (number->string i))) (loop (+ i 1)))";
+    quasi::Error e = caught(engine, code);
+    CHECK(e.kind() == "limit");
+  }
+  CHECK(engine.eval("(eq? (string->symbol \"limits-sym-0-7\") 'limits-sym-0-7)").as<bool>());
+}
+
+TEST_CASE("limits: write of a hugely shared structure stops at the limits", "[api][limits][hostile]") {
+  // 2^60 leaves in 60 pairs: write unfolds the sharing (only write-shared labels it).
+  const char* code =
+      "(let loop ((i 0) (x '(a))) (if (< i 60) (loop (+ i 1) (cons x x)) (write x (open-output-string))))";
+  Engine::Options o = Engine::Options::sandboxed();
+  o.time_limit = 200ms;
+  Engine timed(o);
+  auto t0 = std::chrono::steady_clock::now();
+  quasi::Error e = caught(timed, code);
+  CHECK(e.kind() == "limit");
+  CHECK(contains(e.message(), "time limit exceeded"));
+  CHECK(since(t0) < 3s);
+  Engine::Options m = Engine::Options::sandboxed();
+  m.memory_limit = 32 << 20;
+  m.time_limit = 60s;  // a safety net
+  Engine bounded(m);
+  t0 = std::chrono::steady_clock::now();
+  e = caught(bounded, code);
+  CHECK(e.kind() == "limit");
+  CHECK(contains(e.message(), "allocation limit exceeded"));
+  CHECK(since(t0) < 10s);
+}
