@@ -106,13 +106,13 @@ Macro* check_holder(Value v, SpecialForm f, const char* who) {
 
 // ---- the expander side ------------------------------------------------------------------------
 
-// Each expansion counts toward the evaluation's step limit: one step, plus one per 256 bytes it
+// Each expansion counts toward the evaluation's step limit: one step, plus one per 64 bytes it
 // allocated, so a macro whose expansions grow exponentially stops at the step limit as soon as
 // at the time or memory limit (core/alloc_watch.hpp).
 Value Expander::apply_macro(Macro* m, Value form, Scope* use) {
   uint64_t before = tl_allocated_bytes;
   Value out = m->form == SpecialForm::None ? apply_syntax_rules(m, form, use) : apply_procedural(m, form, use);
-  charge_steps(1 + (tl_allocated_bytes - before) / 256);
+  charge_steps(1 + (tl_allocated_bytes - before) / 64);
   return out;
 }
 

@@ -21,7 +21,20 @@
      (apply values results))
    (thunk)))
 
+;; The common tail of two winders lists. An escape usually leaves a few extents (y is one of the
+;; first tails of x) or enters a few: found in a few steps, not in time proportional to the
+;; nesting (which made escapes from deep nests of guard, each inside a dynamic-wind, quadratic).
+(define (%tail-within? x y n)
+  (cond ((eq? x y) #t)
+        ((or (= n 0) (null? x)) #f)
+        (else (%tail-within? (cdr x) y (- n 1)))))
+
 (define (%common-tail x y)
+  (cond ((%tail-within? x y 8) y)
+        ((%tail-within? y x 8) x)
+        (else (%common-tail-by-length x y))))
+
+(define (%common-tail-by-length x y)
   (let ((lx (length x)) (ly (length y)))
     (let loop ((x (if (> lx ly) (list-tail x (- lx ly)) x))
                (y (if (> ly lx) (list-tail y (- ly lx)) y)))

@@ -257,7 +257,7 @@ TEST_CASE("expander: other derived forms", "[expander]") {
   CHECK(c.ir("(delay (+ 1 2))") == "(%make-lazy-promise (lambda () (%make-ready-promise (+ 1 2))))");
   CHECK(c.ir("(delay-force (f))") == "(%make-lazy-promise (lambda () (f)))");
   CHECK(c.ir("(guard (e ((symbol? e) => car) ((string? e) 1)) (raise 1))") ==
-        "((call/cc (lambda (guard-k) (with-exception-handler (lambda (condition) ((call/cc "
+        "((%call/ec (lambda (guard-k) (with-exception-handler (lambda (condition) ((call/cc "
         "(lambda (handler-k) (guard-k (lambda () (let ((e condition)) (let ((t (symbol? e))) (if "
         "t (car t) (if (string? e) 1 (handler-k (lambda () (raise-continuable "
         "condition))))))))))))) (lambda () (call-with-values (lambda () (raise 1)) (lambda args "
