@@ -5,19 +5,10 @@
 #include <string>
 #include <vector>
 
-using quasi::Engine;
+#include "support.hpp"
 
-namespace {
-quasi::Error caught(Engine& engine, std::string_view code, std::string_view source = "<string>") {
-  try {
-    engine.eval(code, source);
-  } catch (const quasi::Error& e) {
-    return e;
-  }
-  FAIL("no error from " << code);
-  throw;  // not reached
-}
-}  // namespace
+using quasi::Engine;
+using api_test::caught;
 
 TEST_CASE("a Scheme error becomes quasi::Error with its parts", "[api][errors]") {
   Engine engine;

@@ -14,18 +14,10 @@
 #include "support.hpp"
 
 using quasi::Engine;
+using api_test::caught;
 using namespace std::chrono_literals;
 
 namespace {
-quasi::Error caught(Engine& engine, const std::string& code) {
-  try {
-    engine.eval(code);
-  } catch (const quasi::Error& e) {
-    return e;
-  }
-  FAIL("no error from " << code);
-  throw;
-}
 std::chrono::milliseconds since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0);
 }

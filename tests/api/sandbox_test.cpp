@@ -9,7 +9,10 @@
 #include <thread>
 #include <unistd.h>
 
+#include "support.hpp"
+
 using quasi::Engine;
+using api_test::caught;
 using namespace std::chrono_literals;
 
 namespace {
@@ -19,15 +22,6 @@ std::string temp_file(const char* tag, const std::string& content) {
   return path;
 }
 
-quasi::Error caught(Engine& engine, const std::string& code) {
-  try {
-    engine.eval(code);
-  } catch (const quasi::Error& e) {
-    return e;
-  }
-  FAIL("no error from " << code);
-  throw;
-}
 }  // namespace
 
 TEST_CASE("a sandboxed engine has no file, process or environment access", "[api][sandbox]") {
