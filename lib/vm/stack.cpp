@@ -126,6 +126,18 @@ void VmImpl::reset() {
 
 // ---- continuations ------------------------------------------------------------------------------
 
+// Where a continuation resumes, and the run and dynamic-wind list it belongs to: the same for a
+// full continuation and an escape-only one.
+void VmImpl::set_resume_point(Continuation* k, const Insn* ret_pc, int64_t dst, bool tail) {
+  k->resume_pc = tail ? nullptr : ret_pc;
+  k->resume_fp = fp;
+  k->resume_top = top;
+  k->resume_dst = dst;
+  k->resume_proto = cur_proto;
+  k->run_id = run_id;
+  k->winders = winders_cell == kFalse ? kNil : winders_cell.as<GlobalCell>()->value;
+}
+
 Value VmImpl::capture(int64_t nfp, const Insn* ret_pc, int64_t dst, bool tail) {
   int64_t nstack = tail ? fp : top;
   // One block: the object, then the stack copy, then the frames copy.
@@ -137,13 +149,7 @@ Value VmImpl::capture(int64_t nfp, const Insn* ret_pc, int64_t dst, bool tail) {
   k->frames = reinterpret_cast<Frame*>(k->stack + nstack);
   std::memcpy(static_cast<void*>(k->frames), frames, sizeof(Frame) * nframes);
   k->nframes = nframes;
-  k->resume_pc = tail ? nullptr : ret_pc;
-  k->resume_fp = fp;
-  k->resume_top = top;
-  k->resume_dst = dst;
-  k->resume_proto = cur_proto;
-  k->run_id = run_id;
-  k->winders = winders_cell == kFalse ? kNil : winders_cell.as<GlobalCell>()->value;
+  set_resume_point(k, ret_pc, dst, tail);
   (void)nfp;
   return make_ptr(k);
 }
@@ -157,13 +163,7 @@ Value VmImpl::capture_escape(const Insn* ret_pc, int64_t dst, bool tail) {
   k->frames = reinterpret_cast<Frame*>(k + 1);
   if (nframes > 0) k->frames[0] = frames[nframes - 1];
   k->nframes = nframes;
-  k->resume_pc = tail ? nullptr : ret_pc;
-  k->resume_fp = fp;
-  k->resume_top = top;
-  k->resume_dst = dst;
-  k->resume_proto = cur_proto;
-  k->run_id = run_id;
-  k->winders = winders_cell == kFalse ? kNil : winders_cell.as<GlobalCell>()->value;
+  set_resume_point(k, ret_pc, dst, tail);
   return make_ptr(k);
 }
 

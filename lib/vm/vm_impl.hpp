@@ -115,6 +115,7 @@ struct VmImpl {
   const Insn* reinstate(Continuation* k, Value v);
   Value capture(int64_t nfp, const Insn* ret_pc, int64_t dst, bool tail);
   Value capture_escape(const Insn* ret_pc, int64_t dst, bool tail);
+  void set_resume_point(Continuation* k, const Insn* ret_pc, int64_t dst, bool tail);
   const Insn* raise_from_error(Value payload);
   void push_frame(const Insn* ret_pc, int64_t dst);
   void ensure_stack(int64_t needed_top);
