@@ -5,6 +5,8 @@
 #include "pe/specializer.hpp"
 #include "pe/whistle.hpp"
 
+#include <functional>
+
 #include "core/equality.hpp"
 #include "core/cstack.hpp"
 #include "core/error.hpp"
@@ -19,12 +21,31 @@ struct Specializer::KeyBuild {
   gc_vector<PVal*> seen;       // objects encoded so far (for back references)
   gc_vector<uint32_t> seen_at;
   Value name = kFalse;         // the parameter name of the slot being encoded
+  // Where each item's value sits: the partially static object holding it and which field (or
+  // no object and the slot number), for generalizing just that part (a restart's `parts`).
+  gc_vector<PVal*> owner;
+  std::vector<int32_t> field;
+  PVal* cur_owner = nullptr;
+  int32_t cur_field = 0;
   bool ok = true;
   uint64_t hash = 0;
 };
 
 void Specializer::encode(PVal* v, KeyBuild& kb) {
   if (stack_exhausted()) throw exhausted("stack depth");
+  // Every path below pushes exactly one item for `v` first (or gives the key up).
+  kb.owner.push_back(kb.cur_owner);
+  kb.field.push_back(kb.cur_field);
+  struct Child {  // encodes the fields of `v` with `v` as their owner
+    KeyBuild& kb;
+    PVal* saved_owner;
+    int32_t saved_field;
+    Child(KeyBuild& k, PVal* o) : kb(k), saved_owner(k.cur_owner), saved_field(k.cur_field) { k.cur_owner = o; }
+    ~Child() {
+      kb.cur_owner = saved_owner;
+      kb.cur_field = saved_field;
+    }
+  };
   switch (v->kind) {
     case PKind::Static: {
       bool fz = frozen(v->value);
@@ -73,8 +94,13 @@ void Specializer::encode(PVal* v, KeyBuild& kb) {
       kb.items.push_back(KeyItem{KeyItem::kPair});
       kb.inputs.push_back(v);
       kb.input_names.push_back(sym("p"));
-      encode(v->car, kb);
-      encode(v->cdr, kb);
+      {
+        Child ch(kb, v);
+        kb.cur_field = 0;
+        encode(v->car, kb);
+        kb.cur_field = 1;
+        encode(v->cdr, kb);
+      }
       return;
     case PKind::Vector: {
       KeyItem it{KeyItem::kVector};
@@ -82,13 +108,19 @@ void Specializer::encode(PVal* v, KeyBuild& kb) {
       kb.items.push_back(it);
       kb.inputs.push_back(v);
       kb.input_names.push_back(sym("v"));
-      for (PVal* f : *v->items) encode(f, kb);
+      Child ch(kb, v);
+      for (size_t k = 0; k < v->items->size(); k++) {
+        kb.cur_field = int32_t(k);
+        encode((*v->items)[k], kb);
+      }
       return;
     }
     case PKind::Closure: {
       KeyItem it{KeyItem::kClosure};
       it.lam = v->lam;
       kb.items.push_back(it);
+      Child ch(kb, v);
+      kb.cur_field = -1;  // a closure's free variables are not generalized one by one
       for (Var* x : lambda_free_vars(st_, v->lam)) {
         PVal** slot = v->env->find(x);
         if (!slot || !*slot) {
@@ -170,11 +202,15 @@ bool Specializer::build_key(const Callee& c, size_t clause, gc_vector<PVal*>& sl
     if (s < nfree) kb.name = lambda_free_vars(st_, c.lam)[s]->name;
     else if (s - nfree < cl->params.size()) kb.name = cl->params[s - nfree]->name;
     else kb.name = cl->rest->name;
+    kb.cur_owner = nullptr;
+    kb.cur_field = int32_t(s);
     encode(slots[s], kb);
     if (!kb.ok) return false;
     // An argument with too large a skeleton is passed as a dynamic value instead.
     if (kb.items.size() - start > size_t(kMaxKeyItems)) {
       kb.items.resize(start);
+      kb.owner.resize(start);
+      kb.field.resize(start);
       kb.inputs.resize(inputs_at);
       kb.input_names.resize(inputs_at);
       while (!kb.seen_at.empty() && kb.seen_at.back() >= start && kb.seen_at.back() != UINT32_MAX) {
@@ -200,6 +236,75 @@ Entry* Specializer::lookup(const KeyBuild& kb, LambdaNode* lam, size_t clause, V
     if (same) return e;
   }
   return nullptr;
+}
+
+// The largest subtrees of key a's slice from i that differ from key b's from j (indices into a).
+namespace {
+void subtree_ends(const gc_vector<KeyItem>& key, std::vector<size_t>& end, const std::function<size_t(LambdaNode*)>& arity) {
+  end.assign(key.size(), 0);
+  for (size_t i = key.size(); i-- > 0;) {
+    const KeyItem& it = key[i];
+    size_t n = it.tag == KeyItem::kPair ? 2 : it.tag == KeyItem::kVector ? size_t(it.n) : it.tag == KeyItem::kClosure ? arity(it.lam) : 0;
+    size_t j = i + 1;
+    for (size_t k = 0; k < n && j < key.size(); k++) j = end[j];
+    end[i] = j;
+  }
+}
+void differing_parts(const gc_vector<KeyItem>& a, size_t i, const std::vector<size_t>& a_end, const gc_vector<KeyItem>& b,
+                     size_t j, const std::vector<size_t>& b_end, std::vector<uint32_t>& out) {
+  if (i >= a.size() || j >= b.size()) return;
+  if (slice_equal(a, i, a_end[i], b, j, b_end[j])) return;
+  const KeyItem& x = a[i];
+  const KeyItem& y = b[j];
+  // Into a pair or vector of the same shape; anything else that differs (an atom, a closure:
+  // its free variables are not generalized one by one) is a part as a whole.
+  bool container = x.tag == KeyItem::kPair || x.tag == KeyItem::kVector;
+  if (!container || !item_equal(x, y)) {
+    out.push_back(uint32_t(i));
+    return;
+  }
+  size_t ci = i + 1, cj = j + 1;
+  while (ci < a_end[i] && cj < b_end[j]) {
+    differing_parts(a, ci, a_end, b, cj, b_end, out);
+    ci = a_end[ci];
+    cj = b_end[cj];
+  }
+}
+}  // namespace
+
+bool Specializer::generalize_parts(gc_vector<PVal*>& slots, const KeyBuild& kb, const std::vector<uint32_t>& items) {
+  bool changed = false;
+  for (uint32_t o : items) {
+    if (o >= kb.owner.size()) return false;
+    PVal* parent = kb.owner[o];
+    int32_t f = kb.field[o];
+    if (!parent) {
+      if (size_t(f) >= slots.size() || slots[f]->kind == PKind::Dyn) continue;
+      slots[f] = generalize(slots[f]);
+      changed = true;
+      continue;
+    }
+    if (f < 0 || !parent->known_fields()) return false;
+    PVal** place = parent->kind == PKind::Pair ? (f == 0 ? &parent->car : &parent->cdr) : &(*parent->items)[size_t(f)];
+    PVal* v = *place;
+    PVal* g;
+    if (v->kind == PKind::Dyn) continue;
+    if (v->kind == PKind::Static) {
+      // Bound where the object was made, so it is in scope wherever the object is.
+      Var* t = fresh(sym("t"));
+      parent->home->insert_bind(parent->point, t, k_const(v->value));
+      g = make_dyn(t);
+    } else if (v->is_object()) {
+      escape(v);
+      g = make_dyn(v->var);
+    } else {
+      return false;
+    }
+    g->tags = v->tags;
+    *place = g;
+    changed = true;
+  }
+  return changed;
 }
 
 PVal* Specializer::generalize(PVal* v) {
@@ -503,7 +608,54 @@ PVal* Specializer::specialize_call(const Callee& c, size_t clause, gc_vector<PVa
         }
       // The oldest pending variant is restarted (not the embedded one): generalizing where the
       // chain started keeps the static prefix that led to it from being peeled into helpers.
-      if (embedded || nested >= kMaxPendingVariants) {
+      if (embedded) {
+        // Generalize where the chain of this program point started: the oldest pending variant
+        // that agrees with the embedded one on the slots where the embedded one agrees with
+        // this call; only the parts that differ from this call become dynamic.
+        auto slice = [](const gc_vector<KeyItem>& key, const gc_vector<uint32_t>& starts, size_t s) {
+          size_t a1 = s + 1 < starts.size() ? starts[s + 1] : key.size();
+          return std::make_pair(size_t(starts[s]), a1);
+        };
+        std::vector<bool> agree(slots.size());
+        for (size_t s = 0; s < slots.size(); s++) {
+          auto [a0, a1] = slice(embedded->key, embedded->slot_start, s);
+          auto [b0, b1] = slice(kb.items, kb.slot_start, s);
+          agree[s] = slice_equal(embedded->key, a0, a1, kb.items, b0, b1);
+        }
+        Entry* target = embedded;
+        for (Entry* q : pending_) {
+          if (q->lam != c.lam || q->clause != clause) continue;
+          bool same = true;
+          for (size_t s = 0; s < slots.size() && same; s++) {
+            if (!agree[s]) continue;
+            auto [a0, a1] = slice(q->key, q->slot_start, s);
+            auto [b0, b1] = slice(embedded->key, embedded->slot_start, s);
+            same = slice_equal(q->key, a0, a1, embedded->key, b0, b1);
+          }
+          if (same) {
+            target = q;
+            break;
+          }
+        }
+        Restart r{target, std::vector<bool>(slots.size(), false)};
+        r.parts.resize(slots.size());
+        std::vector<size_t> t_end, n_end;
+        subtree_ends(target->key, t_end, arity);
+        subtree_ends(kb.items, n_end, arity);
+        bool any = false;
+        for (size_t s = 0; s < slots.size(); s++) {
+          auto [a0, a1] = slice(target->key, target->slot_start, s);
+          auto [b0, b1] = slice(kb.items, kb.slot_start, s);
+          if (slice_equal(target->key, a0, a1, kb.items, b0, b1)) continue;
+          r.slots[s] = true;
+          any = true;
+          differing_parts(target->key, a0, t_end, kb.items, b0, n_end, r.parts[s]);
+          if (r.parts[s].size() == 1 && r.parts[s][0] == a0) r.parts[s].clear();  // the whole slot
+        }
+        if (!any) r.slots.assign(slots.size(), true);
+        throw r;
+      }
+      if (nested >= kMaxPendingVariants) {
         Restart r{oldest, std::vector<bool>(slots.size(), false)};
         bool any = false;
         for (size_t s = 0; s < slots.size(); s++) {
@@ -525,8 +677,11 @@ PVal* Specializer::specialize_call(const Callee& c, size_t clause, gc_vector<PVa
       } catch (Restart& r) {
         if (r.target != created) throw;
         pessimistic = pessimistic || r.pessimistic;
-        for (size_t s = 0; s < slots.size(); s++)
-          if (r.slots[s]) slots[s] = generalize(slots[s]);
+        for (size_t s = 0; s < slots.size(); s++) {
+          if (!r.slots[s]) continue;
+          if (s < r.parts.size() && !r.parts[s].empty() && generalize_parts(slots, kb, r.parts[s])) continue;
+          slots[s] = generalize(slots[s]);
+        }
         continue;
       }
     } else {

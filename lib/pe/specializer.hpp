@@ -100,6 +100,10 @@ struct Restart {
   Entry* target;
   std::vector<bool> slots;
   bool pessimistic = false;  // rebuild the same key, pessimistic about escaping arguments
+  // Per slot to generalize: the items (indices into target->key) of the largest parts that
+  // differ — only they are made dynamic, the rest of the slot's structure stays (most specific
+  // generalization). Empty: the whole slot.
+  std::vector<std::vector<uint32_t>> parts = {};
 };
 
 using TracedSet = FrozenCache;  // a set of object addresses the collector scans
@@ -281,6 +285,10 @@ class Specializer : public ExprFunctor<PVal*(Node*, PEnv*)> {
                 gc_vector<PVal*>& objects, LetrecGroup* group, Block* home, StmtList::iterator point,
                 PVal* callee);
   PVal* generalize(PVal* v);
+  // Makes the parts of slot `s` at the given key items dynamic, in place (static leaves of a
+  // partially static object become variables bound where the object was made, objects escape).
+  // False when that changes nothing or a part is not a field of an object.
+  bool generalize_parts(gc_vector<PVal*>& slots, const KeyBuild& kb, const std::vector<uint32_t>& items);
   void kill(Entry* e);
   Entry* build_helper(const Callee& c, size_t clause, KeyBuild& kb, Entry** created, bool pessimistic);
   PVal* choice_fold(Primitive* p, gc_vector<PVal*>& args);

@@ -31,7 +31,7 @@
 namespace quasi::pe {
 
 // Magnitude from which integers compare by size (smaller ones are distinct atoms).
-constexpr int64_t kEmbedIntegerFloor = 256;
+constexpr int64_t kEmbedIntegerFloor = 64;
 // Pairs of subtrees compared per test; past it the keys count as embedded (the whistle blows:
 // generalizing is always safe).
 constexpr int64_t kEmbedWork = 50000;

@@ -495,7 +495,7 @@ TEST_CASE("differential: random programs agree with their specializations", "[pe
 TEST_CASE("differential: the examples agree with their originals", "[pe][differential]") {
   Fixture f;
   f.define_outcome();
-  for (const char* ex : {"power.scm", "interp.scm", "kmp.scm", "add-example.scm"})
+  for (const char* ex : {"power.scm", "interp.scm", "kmp.scm", "add-example.scm", "flow.scm"})
     f.run(slurp(std::string(QUASI_SOURCE_DIR) + "/scheme/examples/" + ex));
   for (const char* x : {"0", "1", "2", "-3", "5", "'a", "4611686018427387903", "2.5"}) {
     std::string xs = x;
@@ -510,4 +510,7 @@ TEST_CASE("differential: the examples agree with their originals", "[pe][differe
   for (const char* t : {"\"\"", "\"abaababa\"", "\"abaababaababa\"", "\"ababababaababaaba\"", "\"zz\""})
     CHECK(f.run(std::string("(kmp ") + t + ")") == f.run(std::string("(count-occurrences pattern ") + t + ")"));
   CHECK(f.run("(outcome (lambda () (kmp 5)))") == f.run("(outcome (lambda () (count-occurrences pattern 5)))"));
+  for (const char* n : {"0", "1", "2", "3", "64", "65", "300", "-2", "2.5", "'x", "\"s\""})
+    CHECK(f.run(std::string("(outcome (lambda () (compiled-flow ") + n + ")))") ==
+          f.run(std::string("(outcome (lambda () (run-flow flow-program ") + n + ")))"));
 }
