@@ -28,19 +28,6 @@ std::string name_of(Value proc) {
 
 // ---- calls and returns -----------------------------------------------------------------------
 
-const Insn* VmImpl::do_return(Value v) {
-  Frame& f = frames[--nframes];
-  fp = f.fp;
-  top = f.top;
-  cur_proto = f.proto;
-  if (!f.pc) {
-    barrier_value = v;
-    return nullptr;
-  }
-  stack[fp + f.dst] = v;
-  return f.pc;
-}
-
 const Insn* VmImpl::enter(int64_t nfp, int64_t argc, const Insn* ret_pc, int64_t dst, bool tail) {
   if (tail && nfp != fp) {
     std::memmove(stack + fp, stack + nfp, sizeof(Value) * (argc + 1));

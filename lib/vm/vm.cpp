@@ -28,6 +28,27 @@ bool zero_p(Value x) {
 
 namespace {
 inline Value imm_fixnum(uint16_t raw) { return make_fixnum(int16_t(raw)); }
+
+// The fixnum fast paths of + - * on tagged words (fixnum n is the word 2n+1; both operands are
+// fixnums): false on overflow, and the generic routine takes over.
+inline bool fixnum_add(Value x, Value y, Value* r) {
+  int64_t t;
+  if (__builtin_add_overflow(int64_t(x.bits), int64_t(y.bits - 1), &t)) return false;
+  *r = Value{uint64_t(t)};
+  return true;
+}
+inline bool fixnum_sub(Value x, Value y, Value* r) {
+  int64_t t;
+  if (__builtin_sub_overflow(int64_t(x.bits), int64_t(y.bits - 1), &t)) return false;
+  *r = Value{uint64_t(t)};
+  return true;
+}
+inline bool fixnum_mul(Value x, Value y, Value* r) {
+  int64_t t;
+  if (__builtin_mul_overflow(x.fixnum(), int64_t(y.bits - 1), &t)) return false;
+  *r = Value{uint64_t(t) + 1};
+  return true;
+}
 }  // namespace
 
 #define RELOAD()                                                  \
@@ -218,22 +239,12 @@ L_kTailCall: {
   CHECKPOINT();
   DISPATCH();
 }
-L_kReturn: {
-  Value v = R[pc->a];
-  Frame& f = frames[--nframes];
-  fp = f.fp;
-  top = f.top;
-  cur_proto = f.proto;
-  if (!f.pc) {
-    barrier_value = v;
-    return nullptr;
-  }
-  stack[fp + f.dst] = v;
-  pc = f.pc;
+L_kReturn:
+  pc = do_return(R[pc->a]);
+  if (!pc) return nullptr;
   RELOAD();
   CHECKPOINT();
   DISPATCH();
-}
 L_kCheckBound:
   if (R[pc->a] == kUnbound) {
     error_pc = pc;
@@ -242,61 +253,23 @@ L_kCheckBound:
   NEXT(1);
 
 // ---- inline primitives: a fixnum (or pair, vector) fast path, the generic routine otherwise
-L_kAdd: {
-  Value x = R[pc->b], y = R[pc->c];
-  int64_t r;
-  if ((x.bits & y.bits & 1) && !slow_inlines && !__builtin_add_overflow(int64_t(x.bits), int64_t(y.bits - 1), &r))
-    R[pc->a] = Value{uint64_t(r)};
-  else if (slow_inlines)
-    R[pc->a] = call_redefined(pc, 2, x, y, kFalse);
-  else
-    error_pc = pc, R[pc->a] = num_add(x, y);
-  NEXT(2);
-}
-L_kSub: {
-  Value x = R[pc->b], y = R[pc->c];
-  int64_t r;
-  if ((x.bits & y.bits & 1) && !slow_inlines && !__builtin_sub_overflow(int64_t(x.bits), int64_t(y.bits - 1), &r))
-    R[pc->a] = Value{uint64_t(r)};
-  else if (slow_inlines)
-    R[pc->a] = call_redefined(pc, 2, x, y, kFalse);
-  else
-    error_pc = pc, R[pc->a] = num_sub(x, y);
-  NEXT(2);
-}
-L_kMul: {
-  Value x = R[pc->b], y = R[pc->c];
-  int64_t r;
-  if ((x.bits & y.bits & 1) && !slow_inlines && !__builtin_mul_overflow(x.fixnum(), int64_t(y.bits - 1), &r))
-    R[pc->a] = Value{uint64_t(r) + 1};
-  else if (slow_inlines)
-    R[pc->a] = call_redefined(pc, 2, x, y, kFalse);
-  else
-    error_pc = pc, R[pc->a] = num_mul(x, y);
-  NEXT(2);
-}
-L_kAddI: {
-  Value x = R[pc->b];
-  int64_t r;
-  if (x.is_fixnum() && !slow_inlines && !__builtin_add_overflow(int64_t(x.bits), int64_t(int16_t(pc->c)) * 2, &r))
-    R[pc->a] = Value{uint64_t(r)};
-  else if (slow_inlines)
-    R[pc->a] = call_redefined(pc, 2, x, imm_fixnum(pc->c), kFalse);
-  else
-    error_pc = pc, R[pc->a] = num_add(x, imm_fixnum(pc->c));
-  NEXT(2);
-}
-L_kSubI: {
-  Value x = R[pc->b];
-  int64_t r;
-  if (x.is_fixnum() && !slow_inlines && !__builtin_sub_overflow(int64_t(x.bits), int64_t(int16_t(pc->c)) * 2, &r))
-    R[pc->a] = Value{uint64_t(r)};
-  else if (slow_inlines)
-    R[pc->a] = call_redefined(pc, 2, x, imm_fixnum(pc->c), kFalse);
-  else
-    error_pc = pc, R[pc->a] = num_sub(x, imm_fixnum(pc->c));
-  NEXT(2);
-}
+#define ARITH_OP(OPNAME, YEXPR, FAST, SLOW)                                \
+  L_##OPNAME : {                                                         \
+    Value x = R[pc->b], y = YEXPR, r;                                    \
+    if ((x.bits & y.bits & 1) && !slow_inlines && FAST(x, y, &r))        \
+      R[pc->a] = r;                                                      \
+    else if (slow_inlines)                                               \
+      R[pc->a] = call_redefined(pc, 2, x, y, kFalse);                    \
+    else                                                                 \
+      error_pc = pc, R[pc->a] = SLOW(x, y);                              \
+    NEXT(2);                                                             \
+  }
+  ARITH_OP(kAdd, R[pc->c], fixnum_add, num_add)
+  ARITH_OP(kSub, R[pc->c], fixnum_sub, num_sub)
+  ARITH_OP(kMul, R[pc->c], fixnum_mul, num_mul)
+  ARITH_OP(kAddI, imm_fixnum(pc->c), fixnum_add, num_add)
+  ARITH_OP(kSubI, imm_fixnum(pc->c), fixnum_sub, num_sub)
+#undef ARITH_OP
 
 #define COMPARE_OP(OPNAME, CMP, SLOW)                                    \
   L_##OPNAME : {                                                         \

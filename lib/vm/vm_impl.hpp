@@ -111,7 +111,20 @@ struct VmImpl {
   // Calls the procedure at stack[nfp] with argc arguments above it. Returns the pc to continue
   // at, or null when a barrier frame was popped (barrier_value holds the result).
   const Insn* enter(int64_t nfp, int64_t argc, const Insn* ret_pc, int64_t dst, bool tail);
-  const Insn* do_return(Value v);
+  // Pops the innermost frame and stores v where its caller waits. Inline: the run loop's
+  // kReturn and the call paths that return a primitive's result share this one sequence.
+  const Insn* do_return(Value v) {
+    Frame& f = frames[--nframes];
+    fp = f.fp;
+    top = f.top;
+    cur_proto = f.proto;
+    if (!f.pc) {
+      barrier_value = v;
+      return nullptr;
+    }
+    stack[fp + f.dst] = v;
+    return f.pc;
+  }
   const Insn* reinstate(Continuation* k, Value v);
   Value capture(int64_t nfp, const Insn* ret_pc, int64_t dst, bool tail);
   Value capture_escape(const Insn* ret_pc, int64_t dst, bool tail);
