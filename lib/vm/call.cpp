@@ -319,7 +319,11 @@ Value VmImpl::apply(Value proc, int argc, const Value* argv) {
   if (stack_exhausted())
     throw_condition("stack-overflow", nullptr,
                     "recursion too deep: the C stack is exhausted by calls nested through C++");
-  // Saved so a C++ exception leaving this call leaves the caller's frames intact.
+  // The caller's state, put back however this call ends: a C++ exception leaves the caller's
+  // frames intact, and a normal return leaves its top where it was. (The barrier frame records
+  // the top with the arguments above it, and a continuation of an earlier outermost run returns
+  // through that run's barrier: restoring from the frame leaked argc + 1 slots per call, so
+  // every top-level form grew the stack each later capture copies.)
   struct State {
     Vm* running;  // the thread's running VM before this call
     VmImpl* vm;
@@ -327,19 +331,16 @@ Value VmImpl::apply(Value proc, int argc, const Value* argv) {
     Proto* proto;
     uint64_t run_id;
     const Insn* error_pc;  // the caller's call site: an error leaving this run is located there
-    bool done = false;
     ~State() {
       t_running_vm = running;
       vm->run_depth--;
       vm->run_id = run_id;
       vm->error_pc = error_pc;
       if (!vm->active_runs.empty()) vm->active_runs.pop_back();
-      if (!done) {
-        vm->nframes = nframes;
-        vm->fp = fp;
-        vm->top = top;
-        vm->cur_proto = proto;
-      }
+      vm->nframes = nframes;
+      vm->fp = fp;
+      vm->top = top;
+      vm->cur_proto = proto;
     }
   } saved{t_running_vm, this, nframes, fp, top, cur_proto, run_id, error_pc};
   t_running_vm = vm;
@@ -359,9 +360,7 @@ Value VmImpl::apply(Value proc, int argc, const Value* argv) {
     error_pc = nullptr;
     pc = raise_from_error(e.payload);
   }
-  Value v = execute(pc);
-  saved.done = true;
-  return v;
+  return execute(pc);
 }
 
 Value Vm::apply(Value proc, int argc, const Value* argv) { return impl->apply(proc, argc, argv); }

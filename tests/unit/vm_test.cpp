@@ -3,8 +3,11 @@
 
 #include <string>
 
+#include "core/procedure.hpp"
 #include "engine/engine_bridge.hpp"
 #include "quasi/error.hpp"
+#include "vm/vm.hpp"
+#include "vm/vm_impl.hpp"
 
 namespace {
 
@@ -136,6 +139,34 @@ TEST_CASE("data survives collections under allocation pressure", "[vm][gc]") {
             "  (define (deep n) (if (= n 0) (call/cc (lambda (k) (set! ks (cons k ks)) 0)) (+ 1 (deep (- n 1)))))"
             "  (set! r (deep 500)) (gc) (churn 5000) (gc)"
             "  (if (< r 1000) ((car ks) 500) r))") == "1000");
+}
+
+// How many stack slots a full continuation copies, captured by `capture` (which returns it) after
+// `setup` ran in a fresh engine.
+int64_t copied_slots(const std::string& setup, const std::string& capture) {
+  quasi::bridge::Engine* e = quasi::bridge::create_engine();
+  run_in(e, setup);
+  quasi::bridge::Word w = quasi::bridge::eval(e, capture, "<test>");
+  quasi::Value k{w};
+  REQUIRE(quasi::is_continuation(k));
+  int64_t n = k.as<quasi::Continuation>()->nstack;
+  quasi::VmImpl* vm = quasi::bridge::vm_of(e).impl;
+  CHECK(vm->top == 0);  // every outermost run gave back what it used
+  CHECK(vm->nframes == 0);
+  quasi::bridge::destroy_engine(e);
+  return n;
+}
+
+// A capture copies the used stack, so what a call from C++ into Scheme leaves behind is paid on
+// every later capture (callcc's bench went from 1.7 to 4.3 s as the prelude grew: each top-level
+// form left one slot).
+TEST_CASE("calls from C++ into Scheme give back their stack: captures stay small", "[vm][callcc]") {
+  const std::string capture = "(call/cc (lambda (k) k))";
+  int64_t fresh = copied_slots("1", capture);
+  CHECK(fresh < 64);
+  std::string forms;
+  for (int i = 0; i < 500; i++) forms += "(define x" + std::to_string(i) + " (list " + std::to_string(i) + "))\n";
+  CHECK(copied_slots(forms, capture) == fresh);
 }
 
 TEST_CASE("raise records where it was called", "[vm]") {
