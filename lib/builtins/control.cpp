@@ -24,6 +24,11 @@ QUASI_PRIM(p_continuation_winders) {
   return argv[0].as<Continuation>()->winders;
 }
 
+QUASI_PRIM(p_continuation_handlers) {
+  if (!is_continuation(argv[0])) type_error("%continuation-handlers", "a continuation", argv[0]);
+  return argv[0].as<Continuation>()->handlers;
+}
+
 QUASI_PRIM(p_values) {
   if (argc == 1) return argv[0];
   return make_values(argc, argv);
@@ -268,6 +273,7 @@ const PrimDef kControlPrims[] = {
      kFacts.control(kVmCallCC)},
     {"%call/ec", p_vm_special, 1, 1, kVmSpecial | kMayRaise | kHasEffects, kFacts.control(kVmCallEC)},
     {"%continuation-winders", p_continuation_winders, 1, 1, kMayRaise},
+    {"%continuation-handlers", p_continuation_handlers, 1, 1, kMayRaise},
     {"values", p_values, 0, -1, kPure},
     {"%uncaught", p_uncaught, 1, 1, kEffect},
     {"raise", p_raise, 1, 1, kEffect,

@@ -74,6 +74,7 @@ struct Continuation : Object {
   Proto* resume_proto;
   uint64_t run_id;        // the C++ -> Scheme call (Vm::apply) whose frames these are
   Value winders;          // the dynamic-wind list (%winders) when captured
+  Value handlers;         // the exception handler stack (%handlers) when captured
 };
 inline bool is_continuation(Value v) { return has_type(v, Type::Continuation); }
 

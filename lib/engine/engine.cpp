@@ -369,8 +369,10 @@ Engine* create_engine(const EngineConfig& config) {
   install_special_forms(core);
   e->impl->raise_cell = core->cell_for(intern("%raise"));
   e->impl->winders_cell = core->cell_for(intern("%winders"));
+  e->impl->handlers_cell = core->cell_for(intern("%handlers"));
   e->impl->wind_continue_cell = core->cell_for(intern("%wind-and-continue"));
   e->impl->roots.push_back(e->impl->winders_cell);
+  e->impl->roots.push_back(e->impl->handlers_cell);
   e->impl->roots.push_back(e->impl->wind_continue_cell);
   e->impl->roots.push_back(e->impl->raise_cell);
   e->vm.interaction_env = core;  // while the prelude loads (without limits)

@@ -1289,8 +1289,10 @@ Node* Expander::sf_do(Value x, Scope* s) {
   return c;
 }
 
-// cond clauses (also guard's), in order; `fallback` is the value when none applies.
-Node* Expander::cond_clauses(Value clauses, Scope* s, Value who, Value form, Node* fallback) {
+// cond clauses (also guard's), in order; `fallback` is the value when none applies. With `thunks`
+// (guard's), a matching clause's value is a thunk that evaluates its body: only the tests run.
+Node* Expander::cond_clauses(Value clauses, Scope* s, Value who, Value form, Node* fallback,
+                             bool thunks) {
   if (list_length(clauses) < 0) bad_syntax(who, form);
   struct Clause {
     int kind;  // 0 test+body, 1 test alone, 2 test => receiver, 3 else
@@ -1326,15 +1328,16 @@ Node* Expander::cond_clauses(Value clauses, Scope* s, Value who, Value form, Nod
     cs.push_back(cl);
   }
   Node* result = fallback;
+  auto value = [&](Node* n, SrcLoc loc) { return thunks ? make_lambda({}, nullptr, n, kFalse, loc) : n; };
   for (size_t i = cs.size(); i-- > 0;) {
     Clause* cl = cs[i];
     SrcLoc loc = cl->loc;
     switch (cl->kind) {
       case 3:
-        result = cl->body;
+        result = value(cl->body, loc);
         break;
       case 0:
-        result = gc_new<IfNode>(cl->test, cl->body, result, loc);
+        result = gc_new<IfNode>(cl->test, value(cl->body, loc), result, loc);
         break;
       case 1:
       case 2: {
@@ -1344,6 +1347,7 @@ Node* Expander::cond_clauses(Value clauses, Scope* s, Value who, Value form, Nod
         let->inits.push_back(cl->test);
         Node* then = cl->kind == 1 ? gc_new<LocalRefNode>(t, loc)
                                    : call(cl->body, {gc_new<LocalRefNode>(t, loc)}, loc);
+        then = value(then, loc);
         let->body = gc_new<IfNode>(gc_new<LocalRefNode>(t, loc), then, result, loc);
         result = let;
         break;
@@ -1477,21 +1481,20 @@ Node* Expander::sf_parameterize(Value x, Scope* s) {
 }
 
 Node* Expander::sf_guard(Value x, Scope* s) {
-  // R7RS reference expansion:
-  // ((call/cc
+  // R7RS's reference guard re-enters the raise's full continuation (a copy of the whole stack)
+  // at each non-matching guard, O(depth) each. This expansion has the same meaning without
+  // copying a stack:
+  // ((%call/ec
   //    (lambda (guard-k)
   //      (with-exception-handler
   //        (lambda (condition)
-  //          ((call/cc
-  //             (lambda (handler-k)
-  //               (guard-k
-  //                 (lambda ()
-  //                   (let ((var condition))
-  //                     (cond clause ...
-  //                           (else (handler-k (lambda () (raise-continuable condition)))))))))))
+  //          (%guard-handle guard-k condition
+  //            (lambda (var) (cond (test (lambda () body ...)) ... (else #f)))))
   //        (lambda ()
   //          (call-with-values (lambda () body ...)
   //            (lambda args (guard-k (lambda () (apply values args))))))))))
+  // %guard-handle (prelude/00-core.scm) runs the clause tests in the guard's dynamic environment,
+  // escapes to guard-k with the matching clause's body thunk, or re-raises in the raise's.
   if (list_length(x) < 3 || list_length(cadr(x)) < 1 || !is_identifier(car(cadr(x))))
     bad_syntax(car(x), x);
   Value who = car(x);
@@ -1499,30 +1502,17 @@ Node* Expander::sf_guard(Value x, Scope* s) {
   Value var_id = car(cadr(x));
   Var* guard_k = make_var(intern("guard-k"));
   Var* condition = make_var(intern("condition"));
-  Var* handler_k = make_var(intern("handler-k"));
   Var* args = make_var(intern("args"));
   auto ref = [&](Var* v) { return gc_new<LocalRefNode>(v, loc); };
 
   Scope* clause_scope = new_scope(s);
   Var* var = make_var(identifier_symbol(var_id));
   bind_var(clause_scope, var_id, var);
-  Node* reraise = call(ref(handler_k),
-                       {make_lambda({}, nullptr,
-                                    call(core_ref("raise-continuable", loc), {ref(condition)}, loc),
-                                    kFalse, loc)},
-                       loc);
-  Node* clauses = cond_clauses(cdr(cadr(x)), clause_scope, who, x, reraise);
-  LetNode* let = gc_new<LetNode>(NodeKind::Let, loc);
-  let->vars.push_back(var);
-  let->inits.push_back(ref(condition));
-  let->body = clauses;
-  Node* handler_body =
-      call(ref(guard_k), {make_lambda({}, nullptr, let, kFalse, loc)}, loc);
+  Node* clauses = cond_clauses(cdr(cadr(x)), clause_scope, who, x, konst(kFalse, loc), true);
+  Node* select = make_lambda({var}, nullptr, clauses, kFalse, loc);
   Node* handler =
       make_lambda({condition}, nullptr,
-                  call(call(core_ref("call/cc", loc),
-                            {make_lambda({handler_k}, nullptr, handler_body, kFalse, loc)}, loc),
-                       {}, loc),
+                  call(core_ref("%guard-handle", loc), {ref(guard_k), ref(condition), select}, loc),
                   kFalse, loc);
   Node* body = expand_body(cddr(x), s, who, x);
   Node* deliver = make_lambda(

@@ -158,7 +158,8 @@ class Expander {
   void check_duplicates(const gc_vector<Value>& ids, Value who, const char* msg, Value form);
   void parse_define(Value x, Value* id, Value* value, bool* has_value);
   Value make_transformer(Value spec, Scope* s, Value name, Value who);
-  Node* cond_clauses(Value clauses, Scope* s, Value who, Value form, Node* fallback);
+  Node* cond_clauses(Value clauses, Scope* s, Value who, Value form, Node* fallback,
+                     bool thunks = false);
   Node* make_lambda(const gc_vector<Var*>& params, Var* rest, Node* body, Value name, SrcLoc loc);
   Node* make_seq(gc_vector<Node*>& nodes, SrcLoc loc);
   Node* core_ref(const char* name, SrcLoc loc);

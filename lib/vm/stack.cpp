@@ -136,6 +136,7 @@ void VmImpl::set_resume_point(Continuation* k, const Insn* ret_pc, int64_t dst, 
   k->resume_proto = cur_proto;
   k->run_id = run_id;
   k->winders = winders_cell == kFalse ? kNil : winders_cell.as<GlobalCell>()->value;
+  k->handlers = handlers_cell == kFalse ? kNil : handlers_cell.as<GlobalCell>()->value;
 }
 
 Value VmImpl::capture(int64_t nfp, const Insn* ret_pc, int64_t dst, bool tail) {

@@ -97,6 +97,7 @@ struct VmImpl {
   Value raise_cell = kFalse;                     // GlobalCell of Scheme-level %raise
   SrcLoc last_raise_where;                       // call site of the latest raise (for non-conditions)
   Value winders_cell = kFalse;                   // GlobalCell of %winders (00-core.scm)
+  Value handlers_cell = kFalse;                  // GlobalCell of %handlers (00-core.scm)
   Value wind_continue_cell = kFalse;             // GlobalCell of %wind-and-continue
   root_vector<Value> roots;                      // values the VM must keep alive
 

@@ -1,19 +1,21 @@
 ;;; 00-core.scm — control built on the VM's raw primitives: dynamic-wind, call/cc with winding,
 ;;; call-with-values, exceptions (raise, with-exception-handler) and parameterize.
 ;;;
-;;; call/cc is the VM's: a continuation remembers %winders when captured, and invoking it from
-;;; another dynamic-wind extent first calls %wind-and-continue (below), which walks %winders to
-;;; the target extent. The handler stack %handlers is an ordinary global rebound with
-;;; dynamic-wind, so escapes restore it.
+;;; call/cc is the VM's: a continuation remembers %winders and %handlers when captured, and
+;;; invoking it from another dynamic-wind extent or handler stack first calls %wind-and-continue
+;;; (below), which walks %winders to the target extent and then sets %handlers. The handler stack
+;;; is not a dynamic-wind extent: a raise passing through n non-matching guards would otherwise
+;;; leave and re-enter O(n) handler extents at each guard (O(n^2) in all).
 
 (define %winders '())
 
 (define (call-with-values producer consumer)
   (%apply-values consumer (producer)))
 
+;; A winder is (before after . handlers): the thunks run with the handlers of the dynamic-wind call.
 (define (dynamic-wind before thunk after)
   (before)
-  (set! %winders (cons (cons before after) %winders))
+  (set! %winders (cons (cons before (cons after %handlers)) %winders))
   (%apply-values
    (lambda results
      (set! %winders (cdr %winders))
@@ -47,17 +49,20 @@
       (if (not (eq? %winders common))
           (let ((w (car %winders)))
             (set! %winders (cdr %winders))
-            ((cdr w))
+            (set! %handlers (cddr w))
+            ((cadr w))
             (unwind))))
     (let rewind ((l target))
       (if (not (eq? l common))
           (begin
             (rewind (cdr l))
+            (set! %handlers (cddr (car l)))
             ((car (car l)))
             (set! %winders l))))))
 
 (define (%wind-and-continue k . vals)
   (%rewind-to (%continuation-winders k))
+  (set! %handlers (%continuation-handlers k))
   (apply k vals))
 
 (define call/cc call-with-current-continuation)
@@ -66,12 +71,15 @@
 
 (define %handlers '())
 
+;; An escape out of thunk restores %handlers through the continuation it invokes.
 (define (%with-handlers handlers thunk)
   (let ((saved %handlers))
-    (dynamic-wind
-     (lambda () (set! %handlers handlers))
-     thunk
-     (lambda () (set! %handlers saved)))))
+    (set! %handlers handlers)
+    (%apply-values
+     (lambda results
+       (set! %handlers saved)
+       (apply values results))
+     (thunk))))
 
 (define (with-exception-handler handler thunk)
   (if (not (procedure? handler))
@@ -94,6 +102,24 @@
   (let ((handlers %handlers))
     (if (null? handlers) (%uncaught obj))
     (%with-handlers (cdr handlers) (lambda () ((car handlers) obj)))))
+
+;; guard's handler (the expander's guard): runs `select` on the condition in the dynamic
+;; environment of the guard (escape-only continuation k) but on top of the raise's stack, so that
+;; no stack is copied. select returns a thunk for the matching clause's body, which runs after the
+;; escape to k, or #f: then the condition is re-raised with raise-continuable in the dynamic
+;; environment of the raise, as R7RS's guard does. A continuation captured in a clause test
+;; resumes the same way (k stays valid in a copy of this stack).
+(define (%guard-handle k condition select)
+  (let ((raise-winders %winders) (raise-handlers %handlers))
+    (%rewind-to (%continuation-winders k))
+    (set! %handlers (%continuation-handlers k))
+    (let ((body (select condition)))
+      (if body
+          (k body)
+          (begin
+            (%rewind-to raise-winders)
+            (set! %handlers raise-handlers)
+            (raise-continuable condition))))))
 
 ;;; Parameter objects: the current value lives in the object; parameterize swaps it in and out.
 

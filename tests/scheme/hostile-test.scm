@@ -14,7 +14,7 @@
    (test-assert (string-append "not in (quasi): " (symbol->string name))
                 (not (bound-in? name (environment '(quasi))))))
  '(%condition-text %make-condition %rewind-to %with-handlers %handlers %winders %raise
-   %uncaught %wind-and-continue %continuation-winders %apply-values %record-constructor
+   %uncaught %wind-and-continue %continuation-winders %continuation-handlers %guard-handle %apply-values %record-constructor
    %parameter-set! %promise-update!))
 (test-error "importing an internal by name" (eval '(import (only (quasi core) %condition-text))
                                                   (environment '(scheme base))))

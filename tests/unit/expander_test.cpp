@@ -257,11 +257,11 @@ TEST_CASE("expander: other derived forms", "[expander]") {
   CHECK(c.ir("(delay (+ 1 2))") == "(%make-lazy-promise (lambda () (%make-ready-promise (+ 1 2))))");
   CHECK(c.ir("(delay-force (f))") == "(%make-lazy-promise (lambda () (f)))");
   CHECK(c.ir("(guard (e ((symbol? e) => car) ((string? e) 1)) (raise 1))") ==
-        "((%call/ec (lambda (guard-k) (with-exception-handler (lambda (condition) ((call/cc "
-        "(lambda (handler-k) (guard-k (lambda () (let ((e condition)) (let ((t (symbol? e))) (if "
-        "t (car t) (if (string? e) 1 (handler-k (lambda () (raise-continuable "
-        "condition))))))))))))) (lambda () (call-with-values (lambda () (raise 1)) (lambda args "
-        "(guard-k (lambda () (apply values args))))))))))");
+        "((%call/ec (lambda (guard-k) (with-exception-handler (lambda (condition) "
+        "(%guard-handle guard-k condition (lambda (e) (let ((t (symbol? e))) (if t "
+        "(lambda () (car t)) (if (string? e) (lambda () 1) #f)))))) (lambda () (call-"
+        "with-values (lambda () (raise 1)) (lambda args (guard-k (lambda () (apply "
+        "values args))))))))))");
   CHECK(c.ir("(cond-expand (foo 1) ((and r7rs (not bar)) 2) (else 3))") == "2");
   CHECK(c.ir("(cond-expand ((library (scheme base)) 'yes) (else 'no))") == "'yes");
   CHECK(c.ir("(cond-expand ((library (srfi 1)) 'yes) (else 'no))") == "'no");
