@@ -48,18 +48,32 @@ class Layout : public FreeVariables {
   }
 };
 
-// Renames the free variables of a copied lambda to the transformed code's variables.
+// Renames the free variables of a copied lambda to the transformed code's variables; a variable
+// the transformed code keeps in a cell (set! of a local) is read and written through the cell.
 class Rename : public ExprMutator {
  public:
-  explicit Rename(TracedMap<Var*, Var*>& m) : map_(m) {}
+  Rename(TracedMap<Var*, Var*>& m, const TracedMap<Var*, bool>& cells, Value cell_ref, Value cell_set)
+      : map_(m), cells_(cells), ref_(cell_ref), set_(cell_set) {}
   Node* visit_local_ref(LocalRefNode* n) override {
     auto it = map_.find(n->var);
-    return it == map_.end() ? n : gc_new<LocalRefNode>(it->second, n->loc);
+    if (it == map_.end()) return n;
+    if (cells_.count(n->var)) {
+      auto* c = gc_new<PrimCallNode>(ref_, n->loc);
+      c->args.push_back(gc_new<LocalRefNode>(it->second, n->loc));
+      return c;
+    }
+    return gc_new<LocalRefNode>(it->second, n->loc);
   }
   Node* visit_local_set(LocalSetNode* n) override {
     Node* v = visit(n->value);
     auto it = map_.find(n->var);
     if (it == map_.end() && v == n->value) return n;
+    if (it != map_.end() && cells_.count(n->var)) {
+      auto* c = gc_new<PrimCallNode>(set_, n->loc);
+      c->args.push_back(gc_new<LocalRefNode>(it->second, n->loc));
+      c->args.push_back(v);
+      return c;
+    }
     Var* t = it == map_.end() ? n->var : it->second;
     t->assigned = true;
     return gc_new<LocalSetNode>(t, v, n->loc);
@@ -67,6 +81,8 @@ class Rename : public ExprMutator {
 
  private:
   TracedMap<Var*, Var*>& map_;
+  const TracedMap<Var*, bool>& cells_;
+  Value ref_, set_;
 };
 
 // An operand in A-normal form: a variable or a constant.
@@ -85,6 +101,8 @@ struct Step {
   Atom fn;            // kCall: the callee (unused for a self call)
   bool self_call = false;
   bool apply = false;  // kCall through `apply`: the last argument is the list of the rest
+  bool apply_values = false;  // kCall through %apply-values (call-with-values): the one argument
+                              // is the producer's values
   gc_vector<Atom> args;
   gc_vector<Var*> outer;  // kBranch: the outer variables of its vector; kClosure: the layout
 };
@@ -118,7 +136,27 @@ class Reverse : private ExprFunctor<Atom(Node*)> {
   // Variables whose value may depend on the procedure's arguments or free variables (static
   // activity): only they get cotangents, and code that reads none of them is left as it is.
   TracedMap<Var*, bool> active_;
+  // Source variables the transformed code keeps in a cell (assigned ones), and the transformed
+  // code's variables that hold cells: always active (a closure over one is), never given a
+  // cotangent of their own (the cell's adjoint is a cell, lib/ad/README.md "set!").
+  TracedMap<Var*, bool> cell_src_;
+  TracedMap<Var*, bool> cell_vars_;
+  TracedMap<Var*, bool> made_cells_;  // cells this code makes (never a compiler's box)
   bool act(const Atom& a) const { return a.v && active_.count(a.v); }
+  Value prim_value(const char* name) { return rules_.core->cell_for(intern(name)).as<GlobalCell>()->value; }
+  Primitive* prim(const char* name) { return prim_value(name).as<Primitive>(); }
+  Node* rename(Node* copy) {
+    TracedMap<Var*, Var*> map(env_.begin(), env_.end());
+    if (self_src_) map[self_src_] = self_;
+    return Rename(map, cell_src_, prim_value("%ad-cell-ref"), prim_value("%ad-cell-set!")).visit(copy);
+  }
+  // An assigned source variable src whose value is `init`: kept in a cell from here on.
+  void make_cell(Var* src, const Atom& init) {
+    Atom c = cell_op(prim("%ad-cell"), p_rule("%ad-cell"), gc_vector<Atom>{init}, src->name);
+    env_[src] = c.v;
+    cell_src_[src] = true;
+  }
+  const DerivativeRule* p_rule(const char* name) { return prim(name)->facts.derivative; }
   Var* activate(Var* v, bool on) {
     if (on) active_[v] = true;
     return v;
@@ -185,6 +223,7 @@ class Reverse : private ExprFunctor<Atom(Node*)> {
   Atom closure(LambdaNode* lam, Var* self_out, Var* x);
   Atom call_node(Node* n);
   Atom prim_call(Primitive* p, gc_vector<Atom> args);
+  Atom cell_op(Primitive* p, const DerivativeRule* rule, gc_vector<Atom> args, Value name = kFalse);
   Atom branch(IfNode* n);
   void letrec(LetNode* n);
 
@@ -205,6 +244,7 @@ Atom Reverse::visit_local_ref(LocalRefNode* n) {
   if (v == self_src_) return Atom{self_};
   auto it = env_.find(v);
   if (it == env_.end()) refuse("internal error: unbound variable");
+  if (cell_src_.count(v)) return cell_op(prim("%ad-cell-ref"), p_rule("%ad-cell-ref"), gc_vector<Atom>{Atom{it->second}});
   return Atom{it->second};
 }
 
@@ -214,6 +254,12 @@ Atom Reverse::visit_global_ref(GlobalRefNode* n) {
 
 Atom Reverse::visit_local_set(LocalSetNode* n) {
   Var* v = n->var;
+  auto it = env_.find(v);
+  if (it != env_.end() && cell_src_.count(v)) {
+    Var* cell = it->second;
+    Atom val = expr(n->value);
+    return cell_op(prim("%ad-cell-set!"), p_rule("%ad-cell-set!"), gc_vector<Atom>{Atom{cell}, val});
+  }
   refuse("set! of the local variable " + (is_symbol(v->name) ? symbol_name(v->name) : std::string("?")) +
          " is not supported");
 }
@@ -230,6 +276,8 @@ Atom Reverse::visit_let(LetNode* l) {
     Var* src = l->vars[k];
     if (vals[k].v && !src->assigned) {
       env_[src] = vals[k].v;  // an alias: the same variable
+    } else if (src->assigned) {
+      make_cell(src, vals[k]);
     } else {
       Var* v = fresh(src->name);
       v->assigned = src->assigned;
@@ -257,9 +305,7 @@ Atom Reverse::visit_seq(SeqNode* s) {
 Atom Reverse::closure(LambdaNode* lam, Var* self_out, Var* x) {
   Node* copy = copy_with_fresh_vars(lam);
   if (!copy) refuse("the code is nested too deeply");
-  TracedMap<Var*, Var*> map(env_.begin(), env_.end());
-  if (self_src_) map[self_src_] = self_;
-  copy = Rename(map).visit(copy);
+  copy = rename(copy);
   auto* l = static_cast<LambdaNode*>(copy);
   if (!self_out) bind(*cur_, x, l);
   Layout layout;
@@ -294,9 +340,12 @@ void Reverse::letrec(LetNode* n) {
         });
         if (later) refuse("a letrec whose values refer to later ones is not supported");
       }
-      Var* v = fresh(n->vars[i]->name);
-      v->assigned = n->vars[i]->assigned;
       Atom a = expr(n->inits[i]);
+      if (n->vars[i]->assigned) {
+        make_cell(n->vars[i], a);
+        continue;
+      }
+      Var* v = fresh(n->vars[i]->name);
       bind(b, v, atom(a));
       activate(v, act(a));
       env_[n->vars[i]] = v;
@@ -317,9 +366,7 @@ void Reverse::letrec(LetNode* n) {
     auto* lam = static_cast<LambdaNode*>(n->inits[i]);
     Node* copy = copy_with_fresh_vars(lam);
     if (!copy) refuse("the code is nested too deeply");
-    TracedMap<Var*, Var*> map(env_.begin(), env_.end());
-    if (self_src_) map[self_src_] = self_;
-    copy = Rename(map).visit(copy);
+    copy = rename(copy);
     codes->push_back(copy);
     b.bound[v] = true;
     Layout layout;
@@ -387,9 +434,24 @@ Atom Reverse::prim_call(Primitive* p, gc_vector<Atom> args) {
       b.steps.push_back(s);
       return Atom{s.x};
     }
+    if (p->vm_op == kVmApplyValues && args.size() == 2) {
+      Step s{Step::kCall};
+      s.apply_values = true;
+      s.fn = args[0];
+      s.args.push_back(args[1]);
+      CallNode* c = gc_new<CallNode>(global("%apply-values"), SrcLoc{});
+      c->args.push_back(gcall("%ad-j", {atom(s.fn)}));
+      c->args.push_back(atom(args[1]));
+      Var* r = push(b, c, "r");
+      s.x = activate(push(b, gcall("car", {ref(r)}), "v"), true);
+      s.pb = push(b, gcall("cdr", {ref(r)}), "pb");
+      b.steps.push_back(s);
+      return Atom{s.x};
+    }
     refuse("cannot differentiate through " + pname);
   }
   const DerivativeRule* rule = p->facts.derivative;
+  if (rule && rule->cell != DerivativeRule::CellOp::kNone) return cell_op(p, rule, args);
   using K = DerivativeRule::Kind;
   // n-ary calls of a folding rule become a chain of binary calls: the same value (left fold).
   if (on && rule && rule->fold && args.size() > 2 && arity_ok(p, 2)) {
@@ -414,6 +476,45 @@ Atom Reverse::prim_call(Primitive* p, gc_vector<Atom> args) {
   Var* x = push(b, pc, "x");
   if (!on || (rule && rule->kind == K::kZero)) return Atom{x};
   activate(x, true);
+  Step s{Step::kPrim};
+  s.x = x;
+  s.prim = p;
+  s.rule = rule;
+  s.args = args;
+  b.steps.push_back(s);
+  return Atom{x};
+}
+
+// An operation on a cell. The forward code runs the %ad-jcell form of it (refused if this code is
+// differentiated again: a second level's adjoints would share the cells' adjoint slots); the step
+// keeps the operation's rule. Reads, writes and makes are steps even when nothing else is active:
+// the cell's content may be.
+Atom Reverse::cell_op(Primitive* p, const DerivativeRule* rule, gc_vector<Atom> args, Value name) {
+  using C = DerivativeRule::CellOp;
+  Block& b = *cur_;
+  C op = rule->cell;
+  if (op == C::kNested) {
+    b.fwd.push_effect(gcall("%ad-fail", {cst(intern("set!")),
+                                          cst(make_string_utf8("nested derivatives are not supported through")),
+                                          cst(name_)}));
+    PrimCallNode* pc = gc_new<PrimCallNode>(make_ptr(p), SrcLoc{});
+    for (const Atom& a : args) pc->args.push_back(atom(a));
+    return Atom{push(b, pc, "x")};
+  }
+  const char* run = op == C::kMake ? "%ad-jcell" : op == C::kRef ? "%ad-jcell-ref" : op == C::kSet ? "%ad-jcell-set!" : nullptr;
+  PrimCallNode* pc = gc_new<PrimCallNode>(run ? prim_value(run) : make_ptr(p), SrcLoc{});
+  for (const Atom& a : args) pc->args.push_back(atom(a));
+  if (op != C::kMake && args.size() > 0 && args[0].v) cell_vars_[activate(args[0].v, true)] = true;
+  if (op == C::kSet && args.size() == 2 && act(args[1]) && !(args[0].v && made_cells_.count(args[0].v))) {
+    // A box of the compiler's (a variable bound outside the differentiated code) has no adjoint:
+    // a value being differentiated stored there would lose its derivative.
+    Value var = args[0].v && is_symbol(args[0].v->name) ? args[0].v->name : intern("?");
+    b.fwd.push_effect(gcall("%ad-check-cell-set", {cst(name_), cst(var), atom(args[0]), atom(args[1])}));
+  }
+  Var* x = activate(push(b, pc, op == C::kMake ? (is_symbol(name) ? symbol_name(name) : "cell") : "x"), true);
+  if (op == C::kMake || op == C::kAdjoint) cell_vars_[x] = true;
+  if (op == C::kMake) made_cells_[x] = true;
+  if (op == C::kAdjoint) return Atom{x};
   Step s{Step::kPrim};
   s.x = x;
   s.prim = p;
@@ -454,7 +555,15 @@ Atom Reverse::branch(IfNode* n) {
         outer.push_back(v);
       }
   bool on = act(arms[0].result) || act(arms[1].result);
-  if (outer.empty()) {
+  // An arm whose backward code may move a cell's adjoint keeps its pullback even when it sends
+  // no cotangent out.
+  bool effects = false;
+  for (Arm& a : arms)
+    for (const Step& st : a.blk.steps)
+      if (st.kind == Step::kCall || st.kind == Step::kBranch ||
+          (st.rule && st.rule->cell != DerivativeRule::CellOp::kNone))
+        effects = true;
+  if (outer.empty() && !effects) {
     Node* arm_code[2];
     for (int i = 0; i < 2; i++) arm_code[i] = arms[i].blk.fwd.get(atom(arms[i].result));
     return Atom{activate(push(b, gc_new<IfNode>(atom(t), arm_code[0], arm_code[1], n->loc), "v"), on)};
@@ -514,7 +623,7 @@ Node* Reverse::instantiate(const char* text, const gc_vector<Atom>& args, Var* r
 }
 
 void Reverse::add(Adj& adj, gc_vector<Var*>& order, LetList& out, Var* v, Var* c) {
-  if (!active_.count(v)) return;
+  if (!active_.count(v) || cell_vars_.count(v)) return;
   auto it = adj.find(v);
   if (it == adj.end()) {
     adj[v] = c;
@@ -530,8 +639,18 @@ void Reverse::backward(Block& b, const Atom& result, Var* d, Adj& adj, gc_vector
   for (auto st = b.steps.rbegin(); st != b.steps.rend(); ++st) {
     Step& s = *st;
     auto found = adj.find(s.x);
-    if (found == adj.end()) continue;  // no derivative reaches this value
-    Var* dx = found->second;
+    // No derivative reaches this value: nothing to do, unless the step's backward code moves a
+    // cell's adjoint (a write, a make), or may (a call, an if), when some adjoint is pending.
+    bool reached = found != adj.end();
+    bool always = s.kind == Step::kPrim && s.rule && s.rule->always();
+    bool maybe = !reached && (s.kind == Step::kCall || s.kind == Step::kBranch);
+    if (!reached && !always && !maybe) continue;
+    Var* dx = reached ? found->second : out.push(zero(), intern("d"));
+    // the pullback of an unreached call: run only while some adjoint is pending
+    auto run_pb = [&]() -> Node* {
+      Node* c = call(ref(s.pb), gc_vector<Node*>{ref(dx)});
+      return maybe ? gc_new<IfNode>(gcall("%ad-adjoints-pending?", {}), c, zero(), SrcLoc{}) : c;
+    };
     switch (s.kind) {
       case Step::kPrim: {
         const DerivativeRule* r = s.rule;
@@ -542,7 +661,7 @@ void Reverse::backward(Block& b, const Atom& result, Var* d, Adj& adj, gc_vector
         }
         for (size_t i = 0; i < s.args.size(); i++) {
           Var* a = s.args[i].v;
-          if (!a) continue;
+          if (!a && !r->always()) continue;
           Node* contrib = nullptr;
           switch (r->kind) {
             case K::kScalar: {
@@ -570,39 +689,46 @@ void Reverse::backward(Block& b, const Atom& result, Var* d, Adj& adj, gc_vector
             case K::kList:
               contrib = gcall("%ad-nth", {ref(dx), cst(make_fixnum(int64_t(i)))});
               break;
+            case K::kValues:
+              contrib = s.args.size() == 1 ? ref(dx) : gcall("%ad-nth", {ref(dx), cst(make_fixnum(int64_t(i)))});
+              break;
             case K::kVector:
               contrib = gcall("%ad-vector-ref", {ref(dx), cst(make_fixnum(int64_t(i)))});
               break;
             case K::kZero:
               break;
           }
-          if (contrib) add(adj, order, out, a, out.push(contrib, intern("d")));
+          if (contrib && !a) out.push_effect(contrib);  // a cell's adjoint taken for a constant
+          else if (contrib) add(adj, order, out, a, out.push(contrib, intern("d")));
         }
         break;
       }
       case Step::kCall: {
-        Var* g = out.push(call(ref(s.pb), gc_vector<Node*>{ref(dx)}), intern("g"));
-        Var* ga = out.push(gcall("cdr", {ref(g)}), intern("ga"));
+        Var* g = out.push(run_pb(), intern("g"));
+        const char* car = maybe ? "%ad-car" : "car";
+        Var* ga = out.push(gcall(maybe ? "%ad-cdr" : "cdr", {ref(g)}), intern("ga"));
         if (s.self_call) {
-          add(adj, order, out, self_, out.push(gcall("car", {ref(g)}), intern("d")));
+          add(adj, order, out, self_, out.push(gcall(car, {ref(g)}), intern("d")));
         } else if (s.fn.v) {
-          add(adj, order, out, s.fn.v, out.push(gcall("car", {ref(g)}), intern("d")));
+          add(adj, order, out, s.fn.v, out.push(gcall(car, {ref(g)}), intern("d")));
         }
         size_t n = s.args.size();
         for (size_t i = 0; i < n; i++) {
           Var* a = s.args[i].v;
           if (!a) continue;
-          Node* c = s.apply && i + 1 == n ? gcall("%ad-tail", {ref(ga), cst(make_fixnum(int64_t(i)))})
-                                          : gcall("%ad-nth", {ref(ga), cst(make_fixnum(int64_t(i)))});
+          Node* c = s.apply_values                ? gcall("%ad-values-cot", {ref(a), ref(ga)})
+                    : s.apply && i + 1 == n ? gcall("%ad-tail", {ref(ga), cst(make_fixnum(int64_t(i)))})
+                                            : gcall("%ad-nth", {ref(ga), cst(make_fixnum(int64_t(i)))});
           add(adj, order, out, a, out.push(c, intern("d")));
         }
         break;
       }
       case Step::kBranch: {
-        Var* g = out.push(call(ref(s.pb), gc_vector<Node*>{ref(dx)}), intern("g"));
+        Var* g = out.push(run_pb(), intern("g"));
         for (size_t i = 0; i < s.outer.size(); i++)
           add(adj, order, out, s.outer[i],
-              out.push(gcall("vector-ref", {ref(g), cst(make_fixnum(int64_t(i)))}), intern("d")));
+              out.push(gcall(maybe ? "%ad-vector-ref" : "vector-ref", {ref(g), cst(make_fixnum(int64_t(i)))}),
+                       intern("d")));
         break;
       }
       case Step::kClosure:
@@ -619,6 +745,10 @@ Node* Reverse::pullback_clause(LambdaClause* c, Var* self_out, Var** fvs, size_t
                                Var* rest) {
   Block body;
   cur_ = &body;
+  // assigned parameters live in cells, made from the arguments
+  for (size_t i = 0; i < c->params.size(); i++)
+    if (c->params[i]->assigned) make_cell(c->params[i], Atom{(*params)[i]});
+  if (c->rest && c->rest->assigned) make_cell(c->rest, Atom{rest});
   Atom result = expr(c->body);
   cur_ = nullptr;
   Var* d = make_var(intern("d"));
@@ -666,12 +796,14 @@ LambdaNode* Reverse::maker(LambdaNode* src, Var** fvs, size_t nfv) {
   self_ = activate(make_var(intern("self")), true);
   mc->params.push_back(self_);
   for (size_t i = 0; i < nfv; i++) {
-    if (fvs[i]->assigned)
-      refuse("a closure over the set! variable " +
-             (is_symbol(fvs[i]->name) ? symbol_name(fvs[i]->name) : std::string("?")) + " is not supported");
     Var* v = fresh(fvs[i]->name);
     env_[fvs[i]] = v;
     activate(v, true);
+    // an assigned free variable: the slot holds the compiler's box, read and written as a cell
+    if (fvs[i]->assigned) {
+      cell_src_[fvs[i]] = true;
+      cell_vars_[v] = true;
+    }
     mc->params.push_back(v);
   }
   jself_ = make_var(intern("jself"));

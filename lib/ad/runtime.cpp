@@ -34,6 +34,8 @@ struct AdState {
   TracedMap<uint64_t, Value> prim_js;  // (primitive, argument count) -> J
   TracedMap<Proto*, LambdaNode*> maker_ir;  // code object -> its maker's IR
   TracedMap<Proto*, Value> layouts;          // J's code object -> %ad-j-layout's vector
+  Value cell_tag = kFalse;  // slot 0 of every cell (%ad-cell)
+  int64_t pending = 0;      // cells holding a nonzero adjoint (see %ad-adjoints-pending?)
 };
 
 AdState& state_of(Primitive* self) { return *static_cast<AdState*>(self->data); }
@@ -138,11 +140,92 @@ QUASI_PRIM(p_ad_j_layout) {
   return lay;
 }
 
+// ---- cells: set! of local variables in differentiated code (lib/ad/README.md, "set!") ----
+// A cell is #(tag value adjoint-cell-or-#f): the transformed code keeps an assigned variable in
+// one, and its adjoint (made on first use) is a cell too, so nested code can differentiate the
+// backward sweep's updates of it. The compiler's own boxes (a variable bound outside the
+// differentiated code) are read and written like cells but have no adjoint.
+bool is_cell(AdState& st, Value v) {
+  return is_vector(v) && v.as<Vector>()->length() == 3 && v.as<Vector>()->items()[0] == st.cell_tag;
+}
+Value new_cell(AdState& st, Value v) {
+  Value c = make_vector(3, kFalse);
+  c.as<Vector>()->items()[0] = st.cell_tag;
+  c.as<Vector>()->items()[1] = v;
+  return c;
+}
+
+QUASI_PRIM(p_ad_cell) { return new_cell(state_of(self), argv[0]); }
+
+QUASI_PRIM(p_ad_cell_ref) {
+  AdState& st = state_of(self);
+  if (is_cell(st, argv[0])) return argv[0].as<Vector>()->items()[1];
+  if (has_type(argv[0], Type::Box)) return argv[0].as<Box>()->value;
+  type_error("%ad-cell-ref", "a cell", argv[0]);
+}
+
+QUASI_PRIM(p_ad_cell_set) {
+  AdState& st = state_of(self);
+  Value zero = intern("%ad-zero");
+  if (is_cell(st, argv[0])) {
+    Value& slot = argv[0].as<Vector>()->items()[1];
+    if (slot == zero && argv[1] != zero) st.pending++;
+    if (slot != zero && argv[1] == zero && st.pending > 0) st.pending--;
+    slot = argv[1];
+  } else if (has_type(argv[0], Type::Box)) {
+    argv[0].as<Box>()->value = argv[1];
+  } else {
+    type_error("%ad-cell-set!", "a cell", argv[0]);
+  }
+  return kUnspecified;
+}
+
+QUASI_PRIM(p_ad_cell_p) { return make_bool(is_cell(state_of(self), argv[0])); }
+
+// (%ad-cell-adj c): c's adjoint cell, made (holding the zero) on first use; the zero for a box.
+QUASI_PRIM(p_ad_cell_adj) {
+  AdState& st = state_of(self);
+  if (!is_cell(st, argv[0])) return intern("%ad-zero");
+  Value& a = argv[0].as<Vector>()->items()[2];
+  if (a == kFalse) a = new_cell(st, intern("%ad-zero"));
+  return a;
+}
+
+// Whether some cell's adjoint is not the zero: then a pullback whose result no cotangent reaches
+// must still run (it may move a cell's adjoint); else running it would only compute zeros.
+// Conservative: an error in the middle of a backward sweep leaves the count high.
+QUASI_PRIM(p_ad_adjoints_pending) { return make_bool(state_of(self).pending > 0); }
+
+// (%ad-values? x): whether x is several values (not one): their cotangent is a list.
+QUASI_PRIM(p_ad_values_p) { return make_bool(has_type(argv[0], Type::Values)); }
+
 // Nested derivatives differentiate code that calls %ad-j: the cotangent of J(f) is sent to f.
 constexpr DerivativeRule kDNone{DerivativeRule::Kind::kZero, false, {}, {}};
 constexpr DerivativeRule kDJ{DerivativeRule::Kind::kLinear, false, {"(%ad-j-adjoint r d)"}, {}};
 
+using CellOp = DerivativeRule::CellOp;
+constexpr DerivativeRule kDCellMake{DerivativeRule::Kind::kLinear, false, {"(%ad-cell-take! (%ad-cell-adj r))"}, {},
+                                    CellOp::kMake};
+constexpr DerivativeRule kDCellRef{DerivativeRule::Kind::kLinear, false, {"(%ad-cell-accum! (%ad-cell-adj a) d)"}, {},
+                                   CellOp::kRef};
+constexpr DerivativeRule kDCellSet{
+    DerivativeRule::Kind::kLinear, false, {}, {nullptr, "(%ad-cell-take! (%ad-cell-adj a))"}, CellOp::kSet};
+constexpr DerivativeRule kDCellAdj{DerivativeRule::Kind::kZero, false, {}, {}, CellOp::kAdjoint};
+constexpr DerivativeRule kDCellNested{DerivativeRule::Kind::kZero, false, {}, {}, CellOp::kNested};
+
 const PrimDef kAdPrims[] = {
+    // Cells (set! of local variables). The %ad-jcell forms are what transformed code runs; the
+    // same operations, refused when differentiated again.
+    {"%ad-cell", p_ad_cell, 1, 1, kEffect, kFacts.differentiable(&kDCellMake)},
+    {"%ad-cell-ref", p_ad_cell_ref, 1, 1, kEffect, kFacts.differentiable(&kDCellRef)},
+    {"%ad-cell-set!", p_ad_cell_set, 2, 2, kEffect, kFacts.differentiable(&kDCellSet)},
+    {"%ad-cell-adj", p_ad_cell_adj, 1, 1, kEffect, kFacts.differentiable(&kDCellAdj)},
+    {"%ad-values?", p_ad_values_p, 1, 1, kPure, kFacts.differentiable(&kDNone)},
+    {"%ad-cell?", p_ad_cell_p, 1, 1, kEffect, kFacts.differentiable(&kDNone)},
+    {"%ad-adjoints-pending?", p_ad_adjoints_pending, 0, 0, kEffect, kFacts.differentiable(&kDNone)},
+    {"%ad-jcell", p_ad_cell, 1, 1, kEffect, kFacts.differentiable(&kDCellNested)},
+    {"%ad-jcell-ref", p_ad_cell_ref, 1, 1, kEffect, kFacts.differentiable(&kDCellNested)},
+    {"%ad-jcell-set!", p_ad_cell_set, 2, 2, kEffect, kFacts.differentiable(&kDCellNested)},
     // Not foldable: the result is a procedure made on demand (and the caches are state).
     {"%ad-j", p_ad_j, 1, 1, kEffect, kFacts.differentiable(&kDJ)},
     {"%ad-j-layout", p_ad_j_layout, 1, 1, kEffect, kFacts.differentiable(&kDNone)},
@@ -154,6 +237,7 @@ const PrimDef kAdPrims[] = {
 void register_ad_primitives(Environment* env) {
   AdState* st = gc_new<AdState>();
   st->rules = ad::make_rule_cache(env);
+  st->cell_tag = cons(intern("%ad-cell"), kNil);
   for (const PrimDef& d : kAdPrims) {
     Value p = make_primitive(d.name, d.fn, d.min_args, d.max_args, d.flags, st);
     p.as<Primitive>()->facts = d.facts;

@@ -261,6 +261,8 @@ QUASI_PRIM(p_procedure_name) {
 // Output and errors pass values on without computing with them: no derivative flows through
 // them, so automatic differentiation lets them see the values it differentiates (core/prim.hpp).
 constexpr DerivativeRule kDNoFlow{DerivativeRule::Kind::kZero, false, {}, {}};
+// Several values are a shape like a list (their cotangent is the list of theirs); one is itself.
+constexpr DerivativeRule kDValues{DerivativeRule::Kind::kValues, false, {}, {}};
 
 const PrimDef kControlPrims[] = {
     {"procedure?", p_procedure_p, 1, 1, kPureFold,
@@ -274,7 +276,7 @@ const PrimDef kControlPrims[] = {
     {"%call/ec", p_vm_special, 1, 1, kVmSpecial | kMayRaise | kHasEffects, kFacts.control(kVmCallEC)},
     {"%continuation-winders", p_continuation_winders, 1, 1, kMayRaise},
     {"%continuation-handlers", p_continuation_handlers, 1, 1, kMayRaise},
-    {"values", p_values, 0, -1, kPure},
+    {"values", p_values, 0, -1, kPure, kFacts.differentiable(&kDValues)},
     {"%uncaught", p_uncaught, 1, 1, kEffect},
     {"raise", p_raise, 1, 1, kEffect,
      kFacts.differentiable(&kDNoFlow).raises_only()},

@@ -91,11 +91,23 @@ struct DerivativeRule {
     kCxr,     // c[ad]+r along PrimFacts::cxr_len/cxr_bits
     kList,    // (p x ...) builds a list of its arguments
     kVector,  // (p x ...) builds a vector of its arguments
+    kValues,  // (values x ...): x itself for one argument, else like kList (the cotangent of
+              // several values is the list of theirs)
   };
+  // The cells behind set! of local variables in differentiated code (lib/ad/README.md, "set!"):
+  // a cell's adjoint is a cell of its own, updated in the backward sweep's order. kMake, kRef,
+  // kSet: the operation the step stands for; kAdjoint: returns a cell (the adjoint of its
+  // argument's); kNested: the form of those operations inside transformed code, whose
+  // derivative (nested differentiation through set!) is refused.
+  enum class CellOp : uint8_t { kNone, kMake, kRef, kSet, kAdjoint, kNested };
   Kind kind = Kind::kZero;
   bool fold = false;  // (p a b c ...) is (p (p a b) c ...) (left fold), e.g. + * - / min max
   const char* unary[1] = {nullptr};
   const char* binary[2] = {nullptr, nullptr};
+  CellOp cell = CellOp::kNone;
+  // The backward code runs even when no cotangent reaches the result (its effect on a cell's
+  // adjoint matters): kMake, kSet.
+  constexpr bool always() const { return cell == CellOp::kMake || cell == CellOp::kSet; }
 };
 
 // What kind of number a primitive returns when it returns (the e-graph's type lattice in

@@ -88,6 +88,32 @@
   (if (%ad-has-real? args)
       (%ad-fail prim "cannot differentiate through the mutation" in)))
 
+;; The cotangent of the values `vals` a consumer received (call-with-values), from the list of
+;; the consumer's argument cotangents: that list for several values, its first for one value.
+(define (%ad-values-cot vals d)
+  (if (%ad-values? vals) d (%ad-car d)))
+
+;; ---- cells: set! of local variables (lib/ad/README.md, "set!") ----
+;; A variable the differentiated code assigns lives in a cell (%ad-cell, C++); its adjoint is a
+;; cell too (%ad-cell-adj), which the backward sweep updates in reverse order: a read adds the
+;; read value's cotangent, a write (and the cell's making) takes the adjoint for the value
+;; stored and leaves the zero. Written with the cell primitives only, so that the backward
+;; sweep can itself be differentiated (forward mode).
+(define (%ad-cell-accum! c d)
+  (if (and (%ad-cell? c) (not (eq? d '%ad-zero)))
+      (%ad-cell-set! c (%ad-add (%ad-cell-ref c) d))))
+(define (%ad-cell-take! c)
+  (if (%ad-cell? c)
+      (let ((v (%ad-cell-ref c)))
+        (%ad-cell-set! c '%ad-zero)
+        v)
+      '%ad-zero))
+;; A write of a value being differentiated to a variable bound outside the differentiated code
+;; (the compiler's box, no adjoint): refused when the value holds a number.
+(define (%ad-check-cell-set in var c v)
+  (if (and (not (%ad-cell? c)) (%ad-has-real? v))
+      (%ad-fail var "cannot differentiate through set! of the outside variable" in)))
+
 ;; The gradient of argument x from its cotangent g: shaped like x, zeros where g is 0 (exact
 ;; zero for an exact leaf when `zero` is exact, else 0.0). Without mutation, so that code using
 ;; it can itself be differentiated (nested derivatives).
