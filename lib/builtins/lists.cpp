@@ -365,7 +365,7 @@ const PrimDef kListPrims[] = {
      kFacts.inline_as(InlineOp::kEq).structural(Structure::kEq)},
     {"eqv?", p_eqv, 2, 2, kPureFold,
      kFacts.structural(Structure::kEq, TypeTest::kOther, true)},
-    {"equal?", p_equal, 2, 2, kPureFold},
+    {"equal?", p_equal, 2, 2, kPureFold, kFacts.structural(Structure::kEqual)},
     {"not", p_not, 1, 1, kPureFold,
      kFacts.inline_as(InlineOp::kNot).structural(Structure::kNot)},
     {"boolean?", p_booleanp, 1, 1, kPureFold,

@@ -57,6 +57,7 @@ enum class Structure : uint8_t {
   kNone, kCar, kCdr, kCxr, kCons, kList, kConsStar, kVector, kVectorRef, kVectorLength, kTypePred,
   kNot, kEq, kLength, kListRef, kListTail, kAssq, kMemq, kAppend,
   kCharEq,      // char=? of two characters is eq? (characters are immediates)
+  kEqual,       // equal?: with a constant that has no parts (a symbol, a fixnum, ...) it is eqv?
   kResultChar,  // the result, when there is one, is a character (string-ref)
 };
 // What a kTypePred primitive answers for an object the partial evaluator builds.

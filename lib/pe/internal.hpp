@@ -88,6 +88,16 @@ struct PVal {
   Var* choice_test = nullptr;
   Value choice[2] = {kFalse, kFalse};
   bool known_char = false;  // Dyn only: certainly a character
+  // Dyn only: this value is the result of a test of `test_of` against constants (eq?, eqv?,
+  // equal?, char=? with one constant: test_list is #f and test_value the constant; memq/memv
+  // on a constant list: test_list is that list). A residual `if` on it learns, in each arm,
+  // what `test_of` is or is not (facts.cpp).
+  Var* test_of = nullptr;
+  Value test_value = kFalse;
+  Value test_list = kFalse;
+  // Dyn only: what the evaluator knows about the variable (facts.cpp) is not part of this
+  // value's helper key: a generalized value.
+  bool opaque = false;
   Block* home = nullptr;   // Pair/Vector/Closure: where it was created
   StmtList::iterator point;
 

@@ -20,6 +20,8 @@ struct Specializer::KeyBuild {
   gc_vector<Value> input_names;
   gc_vector<PVal*> seen;       // objects encoded so far (for back references)
   gc_vector<uint32_t> seen_at;
+  gc_vector<Var*> view_vars;   // dynamic pairs encoded as views so far, and where
+  gc_vector<uint32_t> view_at;
   Value name = kFalse;         // the parameter name of the slot being encoded
   // Where each item's value sits: the partially static object holding it and which field (or
   // no object and the slot number), for generalizing just that part (a restart's `parts`).
@@ -53,6 +55,48 @@ void Specializer::encode(PVal* v, KeyBuild& kb) {
       return;
     }
     case PKind::Dyn:
+      if (!v->opaque) {
+        // What residual tests and reads taught about it (facts.cpp): a known constant is a
+        // static value; a pair whose car or cdr was read is a view with those fields.
+        if (Fact* f = fact_of(v->var)) {
+          if (f->has_value) {
+            kb.items.push_back(KeyItem{frozen(f->value) ? KeyItem::kFrozen : KeyItem::kRef, f->value});
+            return;
+          }
+          if (f->epoch == epoch_ && (f->field[0] || f->field[1])) {
+            PVal* fields[2] = {f->field[0], f->field[1]};
+            for (size_t k = 0; k < kb.view_vars.size(); k++)
+              if (kb.view_vars[k] == v->var) {
+                KeyItem back{KeyItem::kBackRef};
+                back.n = int64_t(kb.view_at[k]);
+                kb.items.push_back(back);
+                return;
+              }
+            if (kb.items.size() > size_t(kMaxKeyItems) * 4) {
+              kb.ok = false;
+              return;
+            }
+            kb.view_vars.push_back(v->var);
+            kb.view_at.push_back(uint32_t(kb.items.size()));
+            kb.items.push_back(KeyItem{KeyItem::kView});
+            kb.inputs.push_back(v);
+            kb.input_names.push_back(kb.name);
+            Child ch(kb, v);
+            for (int w = 0; w < 2; w++) {
+              kb.cur_field = w;
+              if (fields[w]) {
+                encode(fields[w], kb);
+                if (!kb.ok) return;
+              } else {
+                kb.owner.push_back(kb.cur_owner);
+                kb.field.push_back(w);
+                kb.items.push_back(KeyItem{KeyItem::kUnknown});
+              }
+            }
+            return;
+          }
+        }
+      }
       for (size_t k = 0; k < kb.inputs.size(); k++)
         if (kb.inputs[k]->kind == PKind::Dyn && kb.inputs[k]->var == v->var) {
           KeyItem same{KeyItem::kSameHole};
@@ -217,6 +261,10 @@ bool Specializer::build_key(const Callee& c, size_t clause, gc_vector<PVal*>& sl
         kb.seen.pop_back();
         kb.seen_at.pop_back();
       }
+      while (!kb.view_at.empty() && kb.view_at.back() >= start) {
+        kb.view_vars.pop_back();
+        kb.view_at.pop_back();
+      }
       slots[s] = generalize(slots[s]);
       encode(slots[s], kb);
     }
@@ -244,7 +292,10 @@ void subtree_ends(const gc_vector<KeyItem>& key, std::vector<size_t>& end, const
   end.assign(key.size(), 0);
   for (size_t i = key.size(); i-- > 0;) {
     const KeyItem& it = key[i];
-    size_t n = it.tag == KeyItem::kPair ? 2 : it.tag == KeyItem::kVector ? size_t(it.n) : it.tag == KeyItem::kClosure ? arity(it.lam) : 0;
+    size_t n = it.tag == KeyItem::kPair || it.tag == KeyItem::kView ? 2
+               : it.tag == KeyItem::kVector                          ? size_t(it.n)
+               : it.tag == KeyItem::kClosure                         ? arity(it.lam)
+                                                                     : 0;
     size_t j = i + 1;
     for (size_t k = 0; k < n && j < key.size(); k++) j = end[j];
     end[i] = j;
@@ -279,16 +330,22 @@ bool Specializer::generalize_parts(gc_vector<PVal*>& slots, const KeyBuild& kb, 
     PVal* parent = kb.owner[o];
     int32_t f = kb.field[o];
     if (!parent) {
-      if (size_t(f) >= slots.size() || slots[f]->kind == PKind::Dyn) continue;
-      slots[f] = generalize(slots[f]);
-      changed = true;
+      if (size_t(f) >= slots.size()) continue;
+      PVal* g = generalize(slots[f]);
+      changed = changed || g != slots[f];
+      slots[f] = g;
       continue;
     }
     if (f < 0 || !parent->known_fields()) return false;
     PVal** place = parent->kind == PKind::Pair ? (f == 0 ? &parent->car : &parent->cdr) : &(*parent->items)[size_t(f)];
     PVal* v = *place;
     PVal* g;
-    if (v->kind == PKind::Dyn) continue;
+    if (v->kind == PKind::Dyn) {
+      g = generalize(v);  // what facts say about it is dropped
+      changed = changed || g != v;
+      *place = g;
+      continue;
+    }
     if (v->kind == PKind::Static) {
       // Bound where the object was made, so it is in scope wherever the object is.
       Var* t = fresh(sym("t"));
@@ -312,6 +369,13 @@ PVal* Specializer::generalize(PVal* v) {
     case PKind::Static:
       return emit_dyn(k_const(v->value));
     case PKind::Dyn:
+      if (!v->opaque && fact_of(v->var)) {  // keyed without what facts say about it
+        PVal* o = make_dyn(v->var);
+        o->opaque = true;
+        o->tags = v->tags;
+        return o;
+      }
+      return v;
     case PKind::Mutable:
       return v;
     default:
@@ -339,6 +403,20 @@ PVal* Specializer::rebuild(const gc_vector<KeyItem>& key, size_t& i, gc_vector<V
       return tagged(make_dyn(params[pi++]));
     case KeyItem::kSameHole:
       return tagged(make_dyn(params[size_t(it.n)]));
+    case KeyItem::kView: {  // a dynamic pair with known fields: the caller read them
+      Var* p = params[pi++];
+      PVal* d = tagged(make_dyn(p));
+      d->key_index = i - 1;
+      objects.push_back(d);
+      PVal* fields[2];
+      for (int w = 0; w < 2; w++) fields[w] = rebuild(key, i, params, pi, objects, group, home, point, callee);
+      for (int w = 0; w < 2; w++)
+        if (fields[w]) learn_field(p, w, fields[w]);
+      if (!fields[0] && !fields[1]) fact_for_update(p).is_pair = true;
+      return d;
+    }
+    case KeyItem::kUnknown:
+      return nullptr;  // a field of a view that is not known
     case KeyItem::kBackRef:
       if (it.n < 0) {
         if (!callee) throw Bailout{"internal: back reference to no callee"};
@@ -430,6 +508,7 @@ Entry* Specializer::build_helper(const Callee& c, size_t clause, KeyBuild& kb, E
   } pop{this, e};
 
   ContextGuard guard(block_, dyn_depth_);
+  FactWorld world(this);  // a closed world: only what the key says is known
   block_ = gc_new<Block>();
   dyn_depth_ = 0;
   StmtList::iterator start = mark();
@@ -572,6 +651,10 @@ PVal* Specializer::specialize_call(const Callee& c, size_t clause, gc_vector<PVa
           size_t b1 = s + 1 < kb.slot_start.size() ? kb.slot_start[s + 1] : kb.items.size();
           if (slice_equal(p->key, a0, a1, kb.items, b0, b1)) continue;
           if (s < 64 && (p->inspected >> s) & 1) ok = false;
+          // What residual code read of a dynamic value (a view) is bounded by what the program
+          // reads, and a later restart needs it (a matcher's text): not an accumulator.
+          for (size_t k = a0; k < a1 && ok; k++) ok = p->key[k].tag != KeyItem::kView;
+          for (size_t k = b0; k < b1 && ok; k++) ok = kb.items[k].tag != KeyItem::kView;
           bool p_dynamic = a1 - a0 == 1 && (p->key[a0].tag == KeyItem::kHole || p->key[a0].tag == KeyItem::kSameHole);
           if (p_dynamic) {
             here[s] = true;
@@ -696,6 +779,7 @@ PVal* Specializer::specialize_call(const Callee& c, size_t clause, gc_vector<PVa
       for (PVal* in : kb.inputs)
         if (in->kind != PKind::Dyn) escape(in);
     PVal* out = emit_dyn(counted(call));
+    mutation();  // the helper may mutate what the caller read
     if (!e->pending && e->static_result) return make_static(e->result_value);
     return out;
   }

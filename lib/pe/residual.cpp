@@ -204,6 +204,15 @@ LambdaNode* Specializer::residual_lambda(LambdaNode* lam, PEnv* env, int dyn_dep
   LambdaNode* out = gc_new<LambdaNode>(lam->name, lam->loc);
   for (LambdaClause* c : lam->clauses) {
     spend();
+    // The body runs at unknown times: fields read outside may have changed by then, and what
+    // it reads is not visible outside. What tests taught about values still holds.
+    FactScope scope(this);
+    struct Epoch {  // creating the lambda runs nothing: the epoch after it is the one before
+      uint64_t& e;
+      uint64_t saved;
+      ~Epoch() { e = saved; }
+    } keep{epoch_, epoch_};
+    mutation();
     block_ = gc_new<Block>();
     dyn_depth_ = dyn_depth;
     LambdaClause* rc = gc_new<LambdaClause>();

@@ -107,7 +107,7 @@ PVal* Specializer::pe_local_ref(Var* v, PEnv* env) {
   PVal* p = *slot;
   // A set! variable is read where the program reads it: its value may change between reads.
   if (p->kind == PKind::Mutable) return make_dyn(emit_bind(k_ref(p->var), v->name));
-  return p;
+  return known(p);
 }
 
 PVal* Specializer::pe_global_ref(Value cell) {
@@ -125,10 +125,14 @@ PVal* Specializer::pe_global_ref(Value cell) {
 }
 
 PVal* Specializer::pe_if(IfNode* n, PEnv* env) {
-  PVal* t = pe(n->test, env);
+  PVal* t = known(pe(n->test, env));
   if (t->kind == PKind::Static || t->is_object()) inspect(t);
   if (t->kind == PKind::Static) return pe(t->value.is_true() ? n->then : n->otherwise, env);
   if (t->is_object()) return pe(n->then, env);  // a pair, vector or procedure is true
+  if (excluded(t, kFalse)) {  // an earlier test found it true, or it is a pair (facts.cpp)
+    inspect(t);
+    return pe(n->then, env);
+  }
   Var* test_var = t->var;
   bool swap = false;
   if (t->choice_test) {
@@ -152,11 +156,23 @@ PVal* Specializer::pe_if(IfNode* n, PEnv* env) {
     ContextGuard guard(block_, dyn_depth_);
     dyn_depth_++;
     block_ = then_b;
-    r1 = pe(n->then, env);
-    then_code = finish(then_b, lift(r1));
+    uint64_t e0 = epoch_, e1;
+    {
+      FactScope scope(this);  // each arm knows how the test came out (facts.cpp)
+      if (!t->choice_test) learn_test(t, true);
+      r1 = pe(n->then, env);
+      then_code = finish(then_b, lift(r1));
+    }
+    e1 = epoch_;
+    epoch_ = e0;  // the else arm runs instead of the then arm
     block_ = else_b;
-    r2 = pe(n->otherwise, env);
-    else_code = finish(else_b, lift(r2));
+    {
+      FactScope scope(this);
+      if (!t->choice_test) learn_test(t, false);
+      r2 = pe(n->otherwise, env);
+      else_code = finish(else_b, lift(r2));
+    }
+    if (e1 != e0 || epoch_ != e0) mutation();  // one arm may have mutated
   }
   if (swap) std::swap(then_code, else_code);
   PVal* r = emit_dyn(counted(gc_new<IfNode>(test, then_code, else_code, SrcLoc{})));
@@ -346,7 +362,9 @@ PVal* Specializer::call(PVal* fn, gc_vector<PVal*>& args) {
 PVal* Specializer::residual_call(Node* fn, gc_vector<PVal*>& args) {
   CallNode* c = gc_new<CallNode>(fn, SrcLoc{});
   for (PVal* a : args) c->args.push_back(lift(a));
-  return emit_dyn(counted(c));
+  PVal* r = emit_dyn(counted(c));
+  mutation();  // unknown code: fields read before may have changed
+  return r;
 }
 
 PVal* Specializer::known_call(const Callee& c, gc_vector<PVal*>& args, bool force_specialize) {
@@ -463,6 +481,7 @@ PVal* Specializer::unfold(const Callee& c, size_t clause, gc_vector<PVal*>& args
     block_ = saved_block;
     dyn_depth_ = saved_dyn;
     block_->truncate(start);
+    mutation();  // fields read by the dropped code name variables that no longer exist
     effort_ = effort0;
     size_ = size0;
     no_unfold_.insert(c.lam);
@@ -637,8 +656,11 @@ PVal* Specializer::prim_call(Value prim, gc_vector<PVal*>& args) {
     return residual_prim(prim, args);  // call/cc, eval, %apply-values: conservatively residual
   }
   const PrimFacts& facts = p->facts;
+  for (PVal*& a : args) a = known(a);
   if (facts.structure != Structure::kNone) {
-    if (PVal* r = structural(facts, prim, args)) {
+    PVal* r = structural(facts, prim, args);
+    if (!r) r = fact_structural(facts, args);
+    if (r) {
       if (r->kind == PKind::Static && r->tags == 0) r->tags = tags_of(args);
       return r;
     }
@@ -649,6 +671,7 @@ PVal* Specializer::prim_call(Value prim, gc_vector<PVal*>& args) {
   }
   PVal* r = residual_prim(prim, args);
   if (facts.structure == Structure::kResultChar) r->known_char = true;
+  note_result(facts, args, r);
   return r;
 }
 
@@ -688,7 +711,9 @@ PVal* Specializer::choice_fold(Primitive* p, gc_vector<PVal*>& args) {
 PVal* Specializer::residual_prim(Value prim, gc_vector<PVal*>& args) {
   PrimCallNode* c = gc_new<PrimCallNode>(prim, SrcLoc{});
   for (PVal* a : args) c->args.push_back(lift(a));
-  return emit_dyn(counted(c));
+  PVal* r = emit_dyn(counted(c));
+  if (!(prim.as<Primitive>()->flags & kPure)) mutation();  // set-car!, string-set!, ...
+  return r;
 }
 
 // (apply f a ... list): a direct call when the list's spine is known.
@@ -720,6 +745,7 @@ PVal* Specializer::apply_call(gc_vector<PVal*>& args) {
 Node* Specializer::run_clause(const ClausePlan& plan, gc_vector<Value>& deps) {
   deps_ = &deps;
   ContextGuard guard(block_, dyn_depth_);
+  FactWorld world(this);
   block_ = gc_new<Block>();
   dyn_depth_ = 0;
   gc_vector<PVal*> args;

@@ -61,7 +61,9 @@ PVal* make_mutable(Var* v);
 struct KeyItem {
   // kSameHole: the same dynamic value as an earlier hole (n: its parameter index).
   // kBackRef: the same object as an earlier item (n: its index; -1: the callee itself).
-  enum Tag : uint8_t { kFrozen, kRef, kHole, kPair, kVector, kClosure, kBackRef, kSameHole };
+  // kView: a dynamic value (a hole: a parameter) whose car and cdr are known (the two items
+  // that follow; kUnknown for a field not known): a pair the residual code read (facts.cpp).
+  enum Tag : uint8_t { kFrozen, kRef, kHole, kPair, kVector, kClosure, kBackRef, kSameHole, kView, kUnknown };
   Tag tag;
   Value value = kFalse;         // kFrozen, kRef
   LambdaNode* lam = nullptr;    // kClosure
@@ -180,6 +182,65 @@ class Specializer : public ExprFunctor<PVal*(Node*, PEnv*)> {
     for (PVal* a : args) t |= a->tags;
     return t;
   }
+
+  // ---- facts about dynamic values (facts.cpp) ----
+  // What a residual test taught about a residual variable: its value (an eq?-comparable
+  // constant) or constants it is not, scoped to the arm of the residual `if` (undone by a trail
+  // when the arm ends); and the values of (car x) and (cdr x) already read by residual code,
+  // valid while no residual code that may mutate a pair ran since (the epoch).
+ public:
+  struct Fact {
+    bool has_value = false;
+    Value value = kFalse;
+    gc_vector<Value>* excluded = nullptr;  // shared copy-on-write (the trail keeps old ones)
+    PVal* field[2] = {nullptr, nullptr};   // car, cdr, read at `epoch`
+    uint64_t epoch = 0;
+    bool is_pair = false;                  // a car or cdr was read: a pair (types never change)
+  };
+ private:
+  std::unordered_map<Var*, Fact, std::hash<Var*>, std::equal_to<Var*>,
+                     traceable_allocator<std::pair<Var* const, Fact>>> facts_;
+  struct TrailEntry {
+    Var* var;
+    bool had;
+    Fact old;
+  };
+  std::vector<TrailEntry, traceable_allocator<TrailEntry>> trail_;
+  // The epoch of the code being built: a fresh one after residual code that may mutate; each
+  // arm of a residual `if` starts from the epoch before it, and after the join it continues if
+  // neither arm mutated, else a fresh one. Epochs are never reused (next_epoch_).
+  uint64_t epoch_ = 1;
+  uint64_t next_epoch_ = 1;
+  struct FactScope {  // undoes the facts learned in a scope, also when an exception unwinds it
+    Specializer* s;
+    size_t mark;
+    explicit FactScope(Specializer* sp) : s(sp), mark(sp->trail_.size()) {}
+    ~FactScope() { s->fact_undo(mark); }
+  };
+  struct FactWorld {  // a helper's body: a closed world, none of the caller's facts
+    Specializer* s;
+    decltype(facts_) saved_facts;
+    decltype(trail_) saved_trail;
+    uint64_t saved_epoch;
+    explicit FactWorld(Specializer* sp);
+    ~FactWorld();
+  };
+  Fact* fact_of(Var* v);
+  Fact& fact_for_update(Var* v);
+  void fact_undo(size_t mark);
+  // Residual code that may mutate a pair (or a string, a vector) ran: read fields are stale.
+  void mutation() { epoch_ = ++next_epoch_; }
+  // v with what is known about it: a dynamic value known to be a constant is that constant.
+  PVal* known(PVal* v);
+  // The known field (0 car, 1 cdr) of a dynamic pair, or null.
+  PVal* known_field(PVal* v, int which);
+  void learn_field(Var* v, int which, PVal* value);
+  void learn_test(PVal* test, bool outcome);
+  bool excluded(PVal* v, Value c);
+  // Fact-based answers for structural primitives on dynamic values; null when they do not apply.
+  PVal* fact_structural(const PrimFacts& f, gc_vector<PVal*>& args);
+  // After a residual primitive call: what its result says (a read field, a test to learn from).
+  void note_result(const PrimFacts& f, gc_vector<PVal*>& args, PVal* r);
 
   // ---- budgets ----
   void spend(int64_t units = 1);

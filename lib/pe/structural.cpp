@@ -78,6 +78,8 @@ PVal* Specializer::structural(const PrimFacts& f, Value prim, gc_vector<PVal*>& 
     case Structure::kNone:
     case Structure::kResultChar:  // handled by prim_call on the residual result
       return nullptr;
+    case Structure::kEqual:  // facts.cpp
+      return nullptr;
     case Structure::kCharEq: {
       // (char=? #\a (string-ref s i)) is (eq? #\a (string-ref s i)): both are characters.
       if (args.size() != 2 || !is_primitive(st_.eq_prim)) return nullptr;
@@ -86,7 +88,10 @@ PVal* Specializer::structural(const PrimFacts& f, Value prim, gc_vector<PVal*>& 
       };
       if (!is_char(args[0]) || !is_char(args[1])) return nullptr;
       if (args[0]->kind == PKind::Static && args[1]->kind == PKind::Static) return nullptr;  // fold
-      return residual_prim(st_.eq_prim, args);
+      if (PVal* r = fact_structural(f, args)) return r;
+      PVal* r = residual_prim(st_.eq_prim, args);
+      note_result(f, args, r);
+      return r;
     }
     case Structure::kCar:
     case Structure::kCdr: {

@@ -73,6 +73,7 @@ class Embedder {
   size_t nkids(const KeyItem& it) {
     switch (it.tag) {
       case KeyItem::kPair: return 2;
+      case KeyItem::kView: return 2;
       case KeyItem::kVector: return size_t(it.n);
       case KeyItem::kClosure: return arity_(it.lam);
       default: return 0;
@@ -84,12 +85,13 @@ class Embedder {
 
   // The constructor of a term: 0 for atoms; else a code that two terms share when they are
   // built the same way (pairs with pairs, vectors of one length, closures of one lambda).
-  enum Shape : uint8_t { kAtom, kPairShape, kVectorShape, kClosureShape };
+  enum Shape : uint8_t { kAtom, kPairShape, kVectorShape, kClosureShape, kViewShape };
   Shape shape(Term t, bool left, int64_t* n, LambdaNode** lam) {
     if (t.item) {
       const KeyItem& it = key(left)[t.x];
       switch (it.tag) {
         case KeyItem::kPair: return kPairShape;
+        case KeyItem::kView: return kViewShape;
         case KeyItem::kVector: *n = it.n; return kVectorShape;
         case KeyItem::kClosure: *lam = it.lam; return kClosureShape;
         case KeyItem::kFrozen: return shape(Term{false, it.value.bits}, left, n, lam);
@@ -143,6 +145,7 @@ class Embedder {
         return true;
       case KeyItem::kHole:
       case KeyItem::kSameHole:
+      case KeyItem::kUnknown:
         *hole = true;
         return true;
       default:  // back references: compared by position

@@ -1,0 +1,235 @@
+// facts.cpp — what residual tests and reads teach about dynamic values (positive information).
+// After (if (eqv? x 'a) A B) with x dynamic, x is 'a in A and is not 'a in B; after (if x A B),
+// x is #f in B. After residual code read (car x), a later (car x) is that value while no
+// residual code that may mutate ran since, and x is a pair for good. Helper keys carry what is
+// known (memo.cpp: a known constant as a static value, read fields as a kView), which is what
+// turns a naive matcher into a KMP automaton: a restart finds the text it already read.
+//
+// Soundness: a constant replaces a dynamic value only when eqv? to it means being it (fixnums,
+// characters, symbols, booleans, '()). Facts from a test hold in the arm of the `if` that
+// learned them (undone by the trail when the arm ends, also on an exception). Read fields hold
+// at one epoch: every residual call, call of a helper, primitive with effects, lambda body and
+// undone unfolding starts a new one.
+#include "core/equality.hpp"
+#include "pe/specializer.hpp"
+
+namespace quasi::pe {
+
+namespace {
+
+bool identity_constant(Value v) {
+  return v.is_fixnum() || v.is_char() || is_symbol(v) || v == kTrue || v == kFalse || v == kNil;
+}
+
+// A frozen static list of identity constants (at most 64), for memq/memv tests.
+bool constant_list(Value l) {
+  int n = 0;
+  for (; is_pair(l); l = cdr(l))
+    if (++n > 64 || !identity_constant(car(l))) return false;
+  return l == kNil && n > 0;
+}
+
+}  // namespace
+
+Specializer::FactWorld::FactWorld(Specializer* sp) : s(sp) {
+  saved_facts.swap(sp->facts_);
+  saved_trail.swap(sp->trail_);
+  saved_epoch = sp->epoch_;
+  sp->mutation();
+}
+
+Specializer::FactWorld::~FactWorld() {
+  s->facts_.swap(saved_facts);
+  s->trail_.swap(saved_trail);
+  s->epoch_ = saved_epoch;  // building the helper ran nothing
+}
+
+Specializer::Fact* Specializer::fact_of(Var* v) {
+  auto it = facts_.find(v);
+  return it == facts_.end() ? nullptr : &it->second;
+}
+
+Specializer::Fact& Specializer::fact_for_update(Var* v) {
+  auto it = facts_.find(v);
+  if (it == facts_.end()) {
+    trail_.push_back(TrailEntry{v, false, Fact{}});
+    return facts_[v];
+  }
+  trail_.push_back(TrailEntry{v, true, it->second});
+  return it->second;
+}
+
+void Specializer::fact_undo(size_t mark) {
+  while (trail_.size() > mark) {
+    TrailEntry& t = trail_.back();
+    if (t.had) facts_[t.var] = t.old;
+    else facts_.erase(t.var);
+    trail_.pop_back();
+  }
+}
+
+PVal* Specializer::known(PVal* v) {
+  if (v->kind != PKind::Dyn || !v->var) return v;
+  Fact* f = fact_of(v->var);
+  if (!f || !f->has_value) return v;
+  PVal* s = make_static(f->value);
+  s->tags = v->tags;
+  return s;
+}
+
+PVal* Specializer::known_field(PVal* v, int which) {
+  if (v->kind != PKind::Dyn || !v->var) return nullptr;
+  Fact* f = fact_of(v->var);
+  if (!f || f->epoch != epoch_ || !f->field[which]) return nullptr;
+  return known(f->field[which]);
+}
+
+void Specializer::learn_field(Var* v, int which, PVal* value) {
+  Fact& f = fact_for_update(v);
+  if (f.epoch != epoch_) {
+    f.field[0] = f.field[1] = nullptr;
+    f.epoch = epoch_;
+  }
+  f.field[which] = value;
+  f.is_pair = true;
+}
+
+bool Specializer::excluded(PVal* v, Value c) {
+  if (v->kind != PKind::Dyn || !v->var) return false;
+  Fact* f = fact_of(v->var);
+  if (!f) return false;
+  if (f->is_pair && identity_constant(c)) return true;  // a pair is none of these
+  if (f->excluded)
+    for (Value e : *f->excluded)
+      if (e == c) return true;
+  return false;
+}
+
+void Specializer::learn_test(PVal* t, bool outcome) {
+  if (t->kind != PKind::Dyn || !t->var) return;
+  // The test's own value: #f in the else arm, not #f in the then arm.
+  auto exclude = [this](Var* x, Value c) {
+    Fact& f = fact_for_update(x);
+    auto* ex = gc_new<gc_vector<Value>>();
+    if (f.excluded) *ex = *f.excluded;
+    ex->push_back(c);
+    f.excluded = ex;
+  };
+  auto is = [this](Var* x, Value c) {
+    Fact& f = fact_for_update(x);
+    f.has_value = true;
+    f.value = c;
+  };
+  if (outcome) exclude(t->var, kFalse);
+  else is(t->var, kFalse);
+  if (!t->test_of) return;
+  if (!t->test_list.is_true()) {
+    if (outcome) is(t->test_of, t->test_value);
+    else exclude(t->test_of, t->test_value);
+    return;
+  }
+  Value l = t->test_list;
+  if (outcome) {
+    if (cdr(l) == kNil) is(t->test_of, car(l));
+    return;
+  }
+  for (; is_pair(l); l = cdr(l)) exclude(t->test_of, car(l));
+}
+
+PVal* Specializer::fact_structural(const PrimFacts& f, gc_vector<PVal*>& args) {
+  auto dyn = [](PVal* v) { return v->kind == PKind::Dyn && v->var; };
+  auto pair_known = [this](PVal* v) {
+    Fact* fa = v->kind == PKind::Dyn && v->var ? fact_of(v->var) : nullptr;
+    return fa && fa->is_pair;
+  };
+  switch (f.structure) {
+    case Structure::kCar:
+    case Structure::kCdr:
+      if (args.size() != 1) return nullptr;
+      return known_field(args[0], f.structure == Structure::kCdr ? 1 : 0);
+    case Structure::kCxr: {
+      if (args.size() != 1 || !dyn(args[0])) return nullptr;
+      PVal* v = args[0];
+      for (int i = 0; i < f.cxr_len; i++) {
+        int d = (f.cxr_bits >> i) & 1;
+        if (dyn(v)) {
+          v = known_field(v, d);
+          if (!v) return nullptr;
+        } else if (v->kind == PKind::Pair && v->known_fields()) {
+          v = d ? v->cdr : v->car;
+        } else if (v->kind == PKind::Static && is_pair(v->value) && frozen(v->value)) {
+          v = make_static(d ? cdr(v->value) : car(v->value));
+        } else {
+          return nullptr;
+        }
+      }
+      return v;
+    }
+    case Structure::kTypePred:
+      if (args.size() != 1 || !pair_known(args[0])) return nullptr;
+      switch (f.type_test) {
+        case TypeTest::kPair: return make_static(kTrue);
+        case TypeTest::kNull:
+        case TypeTest::kVector:
+        case TypeTest::kProcedure: return make_static(kFalse);
+        default: return nullptr;
+      }
+    case Structure::kNot:
+      if (args.size() != 1) return nullptr;
+      if (pair_known(args[0]) || excluded(args[0], kFalse)) return make_static(kFalse);
+      return nullptr;
+    case Structure::kEq:
+    case Structure::kEqual:
+    case Structure::kCharEq:
+      if (args.size() != 2) return nullptr;
+      for (int k = 0; k < 2; k++)
+        if (dyn(args[k]) && args[1 - k]->kind == PKind::Static && excluded(args[k], args[1 - k]->value))
+          return make_static(kFalse);
+      return nullptr;
+    case Structure::kMemq: {
+      if (args.size() != 2 || !dyn(args[0]) || args[1]->kind != PKind::Static || !constant_list(args[1]->value))
+        return nullptr;
+      for (Value l = args[1]->value; is_pair(l); l = cdr(l))
+        if (!excluded(args[0], car(l))) return nullptr;
+      return make_static(kFalse);
+    }
+    default:
+      return nullptr;
+  }
+}
+
+void Specializer::note_result(const PrimFacts& f, gc_vector<PVal*>& args, PVal* r) {
+  if (r->kind != PKind::Dyn || !r->var) return;
+  for (PVal* a : args)
+    if (a == r) return;
+  switch (f.structure) {
+    case Structure::kCar:
+    case Structure::kCdr:
+      if (args.size() == 1 && args[0]->kind == PKind::Dyn && args[0]->var)
+        learn_field(args[0]->var, f.structure == Structure::kCdr ? 1 : 0, r);
+      return;
+    case Structure::kEq:
+    case Structure::kEqual:
+    case Structure::kCharEq:
+      if (args.size() != 2) return;
+      for (int k = 0; k < 2; k++)
+        if (args[k]->kind == PKind::Dyn && args[k]->var && args[1 - k]->kind == PKind::Static &&
+            identity_constant(args[1 - k]->value)) {
+          r->test_of = args[k]->var;
+          r->test_value = args[1 - k]->value;
+          return;
+        }
+      return;
+    case Structure::kMemq:
+      if (args.size() == 2 && args[0]->kind == PKind::Dyn && args[0]->var && args[1]->kind == PKind::Static &&
+          constant_list(args[1]->value)) {
+        r->test_of = args[0]->var;
+        r->test_list = args[1]->value;
+      }
+      return;
+    default:
+      return;
+  }
+}
+
+}  // namespace quasi::pe
