@@ -70,8 +70,16 @@ constexpr size_t kDynUnfoldBodyLimit = 120;
 // (passes/pass_manager.hpp).
 
 // The per-engine cache of specialized procedures (specialize on equal? arguments returns the same
-// procedure). Past this many entries the cache is emptied (procedures already returned keep
-// working; only eq?-ness with later requests is lost).
-constexpr size_t kMaxCachedSpecializations = 4096;
+// procedure) holds at most this many entries and this many residual IR nodes in all (~160 bytes
+// of residual datum, IR, bytecode and machine code each; an entry's fixed costs are ~7 KB, a
+// generated program's entry ~40 KB): ~20-30 MB per engine at most. Past either, the least recently used entries go until it is
+// down to 3/4 (procedures already returned keep working; only eq?-ness with later requests is
+// lost). Each entry counts kCachedEntryNodes nodes more for its fixed costs.
+constexpr size_t kMaxCachedSpecializations = 1024;
+constexpr size_t kMaxCachedResidualNodes = 128 * 1024;
+constexpr size_t kCachedEntryNodes = 64;
+// The per-lambda facts the evaluator caches (free variables, control lambdas) are forgotten past
+// this many lambdas, between requests: every procedure ever specialized would otherwise stay.
+constexpr size_t kMaxLambdaFacts = 16384;
 
 }  // namespace quasi::pe

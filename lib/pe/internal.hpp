@@ -166,6 +166,9 @@ struct PeState {
   // Cache of specialized procedures: hash of (procedure, fixed positions, static values).
   std::unordered_multimap<uint64_t, SpecRecord*, std::hash<uint64_t>, std::equal_to<uint64_t>,
                           gc_allocator<std::pair<const uint64_t, SpecRecord*>>> cache;
+  size_t cache_nodes = 0;    // sum of the weights of the cached records (budgets.hpp)
+  uint64_t cache_clock = 0;  // ticks at each request; a record's last_use is the tick it was used
+  int depth = 0;             // nested requests (a static run may call specialize)
   // Specialized procedure (closure bits) -> its record, for `residual`.
   std::unordered_map<uint64_t, SpecRecord*, std::hash<uint64_t>, std::equal_to<uint64_t>,
                      gc_allocator<std::pair<const uint64_t, SpecRecord*>>> by_proc;
@@ -182,6 +185,8 @@ struct SpecRecord {
   Value token;           // Box: #t while valid
   gc_vector<Value> deps; // GlobalCells the residual code assumed
   bool valid = true;
+  size_t weight = 0;     // residual IR nodes + kCachedEntryNodes: its share of the cache budget
+  uint64_t last_use = 0; // PeState::cache_clock when last made or returned from the cache
 };
 
 // ---- shared helpers ----------------------------------------------------------------------------

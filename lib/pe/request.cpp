@@ -30,21 +30,97 @@ uint64_t mix(uint64_t h, uint64_t x) { return h ^ (x + 0x9e3779b97f4a7c15ull + (
 // The VM calls watched_cell_written for cells flagged kWatchedCell. The registry is process-wide
 // (the hook is a single function pointer) and guarded by a mutex; each record belongs to the
 // engine whose cell it watches, so invalidating it only touches that engine's state.
+//
+// The registry holds nothing alive: its keys are hidden cell addresses, and each entry is a
+// pointer-free block whose two slots are disappearing links to the record and to its validity
+// token. The residual code keeps the token as long as the specialized procedure lives (so a
+// write still invalidates it); the record lives while it is cached. A strong registry kept every
+// specialization ever made (its residual and compiled code, the original procedure) until one
+// of its globals was written, even after its engine was destroyed: ~0.3 MB per generated program
+// in tests/gen. Entries whose targets both died are pruned as the registry grows.
 
-using RecordList = std::vector<SpecRecord*, traceable_allocator<SpecRecord*>>;
-using Registry = std::unordered_map<uint64_t, RecordList, std::hash<uint64_t>, std::equal_to<uint64_t>,
-                                    traceable_allocator<std::pair<const uint64_t, RecordList>>>;
+struct WeakWatch {  // GC_MALLOC_ATOMIC: neither slot is traced
+  void* token;      // the record's token (a Box), or null once collected
+  void* rec;        // the SpecRecord, or null once collected
+};
+using WatchList = std::vector<WeakWatch*, traceable_allocator<WeakWatch*>>;
+using Registry = std::unordered_map<uint64_t, WatchList, std::hash<uint64_t>, std::equal_to<uint64_t>,
+                                    traceable_allocator<std::pair<const uint64_t, WatchList>>>;
 std::mutex registry_mutex;
 Registry* registry = nullptr;
+size_t registry_entries = 0;
+size_t registry_prune_at = 4096;
 void (*previous_hook)(Value) = nullptr;
+
+uint64_t hidden_key(Value cell) { return ~cell.bits; }
+
+// Copies the live targets of `list` into `tokens` and `recs` (reserved: nothing may allocate
+// under the allocation lock), with the lock held so that no target is reclaimed meanwhile.
+struct LiveTargets {
+  const WatchList* list;
+  root_vector<void*>* tokens;
+  root_vector<void*>* recs;
+};
+void* read_targets(void* data) {
+  auto* l = static_cast<LiveTargets*>(data);
+  for (WeakWatch* w : *l->list) {
+    l->tokens->push_back(w->token);
+    l->recs->push_back(w->rec);
+  }
+  return nullptr;
+}
+void live_targets(const WatchList& list, root_vector<void*>& tokens, root_vector<void*>& recs) {
+  tokens.reserve(list.size());
+  recs.reserve(list.size());
+  LiveTargets l{&list, &tokens, &recs};
+  GC_call_with_alloc_lock(read_targets, &l);
+}
+
+// With registry_mutex held.
+void prune_registry() {
+  size_t kept = 0;
+  for (auto it = registry->begin(); it != registry->end();) {
+    root_vector<void*> tokens, recs;
+    live_targets(it->second, tokens, recs);
+    WatchList live;
+    for (size_t i = 0; i < tokens.size(); i++)
+      if (tokens[i] || recs[i]) live.push_back(it->second[i]);
+    kept += live.size();
+    if (live.empty()) {
+      it = registry->erase(it);
+    } else {
+      it->second = std::move(live);
+      ++it;
+    }
+  }
+  registry_entries = kept;
+  registry_prune_at = std::max<size_t>(4096, 2 * kept);
+}
 
 void drop_from_cache(PeState& st, SpecRecord* rec) {
   auto range = st.cache.equal_range(rec->hash);
   for (auto it = range.first; it != range.second; ++it)
     if (it->second == rec) {
       st.cache.erase(it);
+      st.cache_nodes -= std::min(st.cache_nodes, rec->weight);
       return;
     }
+}
+
+// Least recently used first, until the cache is within 3/4 of both budgets.
+void evict_lru(PeState& st) {
+  if (st.cache.size() <= kMaxCachedSpecializations && st.cache_nodes <= kMaxCachedResidualNodes) return;
+  std::vector<SpecRecord*, traceable_allocator<SpecRecord*>> recs;
+  recs.reserve(st.cache.size());
+  for (auto& [h, r] : st.cache) recs.push_back(r);
+  std::sort(recs.begin(), recs.end(), [](SpecRecord* a, SpecRecord* b) { return a->last_use < b->last_use; });
+  for (SpecRecord* r : recs) {
+    if (st.cache.size() <= kMaxCachedSpecializations * 3 / 4 && st.cache_nodes <= kMaxCachedResidualNodes * 3 / 4)
+      break;
+    drop_from_cache(st, r);
+    auto it = st.by_proc.find(r->result.bits);
+    if (it != st.by_proc.end() && it->second == r) st.by_proc.erase(it);
+  }
 }
 
 void invalidate(SpecRecord* rec) {
@@ -56,18 +132,24 @@ void invalidate(SpecRecord* rec) {
 }
 
 void on_cell_written(Value cell) {
-  RecordList hit;
+  WatchList hit;
   {
     std::lock_guard<std::mutex> lock(registry_mutex);
     if (registry) {
-      auto it = registry->find(cell.bits);
+      auto it = registry->find(hidden_key(cell));
       if (it != registry->end()) {
         hit = std::move(it->second);
         registry->erase(it);
+        registry_entries -= std::min(registry_entries, hit.size());
       }
     }
   }
-  for (SpecRecord* r : hit) invalidate(r);
+  root_vector<void*> tokens, recs;
+  live_targets(hit, tokens, recs);
+  for (size_t i = 0; i < tokens.size(); i++) {
+    if (recs[i]) invalidate(static_cast<SpecRecord*>(recs[i]));
+    else if (tokens[i]) make_ptr(tokens[i]).as<Box>()->value = kFalse;
+  }
   if (previous_hook) previous_hook(cell);
 }
 
@@ -81,8 +163,15 @@ void watch(SpecRecord* rec) {
   if (!registry) registry = new Registry;
   for (Value cell : rec->deps) {
     cell.obj()->header |= kWatchedCell;
-    (*registry)[cell.bits].push_back(rec);
+    auto* w = static_cast<WeakWatch*>(GC_MALLOC_ATOMIC(sizeof(WeakWatch)));
+    w->token = rec->token.obj();
+    w->rec = rec;
+    GC_general_register_disappearing_link(&w->token, w->token);
+    GC_general_register_disappearing_link(&w->rec, w->rec);
+    (*registry)[hidden_key(cell)].push_back(w);
+    registry_entries++;
   }
+  if (registry_entries >= registry_prune_at) prune_registry();
 }
 
 // ---- the cache ---------------------------------------------------------------------------------
@@ -337,10 +426,22 @@ Value specialize(Vm& vm, PeState& st, Value proc, const std::vector<std::pair<in
   if (!is_procedure(proc)) type_error(who, "a procedure", proc);
   if (!st.tables_ready) build_fact_table(st, vm.core_env);
   uint64_t hash = request_hash(proc, fixed);
+  st.cache_clock++;
   if (SpecRecord* r = cached(st, hash, proc, fixed)) {
     st.stats.cache_hits++;
+    r->last_use = st.cache_clock;
     return r->result;
   }
+  // References into these maps live only during a request: forget them between outermost ones.
+  if (st.depth == 0 && st.free_vars.size() + st.control_lambdas.size() > kMaxLambdaFacts) {
+    st.free_vars.clear();
+    st.control_lambdas.clear();
+  }
+  struct Depth {
+    int& d;
+    explicit Depth(int& x) : d(x) { d++; }
+    ~Depth() { d--; }
+  } depth(st.depth);
   PlanList plans = make_plans(st, proc, fixed, who);
 
   Value name = kFalse;
@@ -447,12 +548,14 @@ Value specialize(Vm& vm, PeState& st, Value proc, const std::vector<std::pair<in
       if (has_type(tp->consts[i], Type::Proto)) jit_compile_tree(*vm.impl, tp->consts[i].as<Proto>(), "residual");
   }
   if (!deps.empty()) watch(rec);
-  if (st.cache.size() >= kMaxCachedSpecializations) {
-    st.cache.clear();
-    st.by_proc.clear();
-  }
+  size_t nodes = 0;
+  for_each_node(top, [&](Node*) { nodes++; });
+  rec->weight = nodes + kCachedEntryNodes;
+  rec->last_use = st.cache_clock;
   st.cache.emplace(hash, rec);
+  st.cache_nodes += rec->weight;
   st.by_proc[rec->result.bits] = rec;
+  evict_lru(st);
   st.stats.specializations++;
   return rec->result;
 }
@@ -473,7 +576,9 @@ Value stats_alist(PeState& st) {
                cons(intern("fallbacks"), make_fixnum(s.fallbacks)),
                cons(intern("helpers"), make_fixnum(s.helpers)),
                cons(intern("static-runs"), make_fixnum(s.static_runs)),
-               cons(intern("residualized-calls"), make_fixnum(s.residualized_calls))});
+               cons(intern("residualized-calls"), make_fixnum(s.residualized_calls)),
+               cons(intern("cached"), make_fixnum(int64_t(st.cache.size()))),
+               cons(intern("cached-nodes"), make_fixnum(int64_t(st.cache_nodes)))});
 }
 
 }  // namespace quasi::pe
