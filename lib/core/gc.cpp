@@ -19,14 +19,20 @@ constexpr size_t kInitialHeapBytes = size_t(16) << 20;
 // pointers. So: GMP allocates and frees its temporaries with malloc, and a number that outlives
 // the GMP call is copied into a heap object that holds its limbs inline (numbers.cpp, take_z):
 // that object is pointer-free, since the only pointer in it points into itself.
+// GMP's allocations count toward the thread's allocated bytes (the memory limit), as the
+// collector's do: a primitive whose temporaries are large and result small (gcd, exact-integer-
+// sqrt, the powers table of a conversion) was free under the limit. They are only counted here;
+// the next allocation or limit check sees the count (throwing from inside GMP would leak).
 void* gmp_alloc(size_t n) {
   void* p = std::malloc(n);
   if (!p) throw std::bad_alloc();  // GMP cannot report failure; unwinding leaks its temporaries
+  tl_allocated_bytes += n;
   return p;
 }
-void* gmp_realloc(void* p, size_t, size_t n) {
+void* gmp_realloc(void* p, size_t old, size_t n) {
   void* q = std::realloc(p, n);
   if (!q) throw std::bad_alloc();
+  if (n > old) tl_allocated_bytes += n - old;
   return q;
 }
 void gmp_free(void* p, size_t) { std::free(p); }

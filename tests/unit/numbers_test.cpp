@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "builtins/registry.hpp"
+#include "core/alloc_watch.hpp"
 #include "core/error.hpp"
 #include "core/gc.hpp"
 #include "core/numbers.hpp"
@@ -737,4 +738,15 @@ TEST_CASE("numbers: bitwise operations", "[numbers]") {
   CHECK(p.show("bit-count", {num_negate(big)}) == "100");
   CHECK(p.error("bitwise-and", {fl(1.0)}) == "bitwise-and: expected an exact integer, got 1.0");
   CHECK(p.error("bit-count", {N("1/2")}) == "bit-count: expected an exact integer, got 1/2");
+}
+
+TEST_CASE("numbers: GMP's temporary memory counts toward the allocated bytes", "[numbers][limits]") {
+  // gcd(2^k + 1, 2^k - 1) = 1: a fixnum result, but GMP works on k-bit temporaries. The memory
+  // limit counts tl_allocated_bytes (issue 8: GMP's buffers were not counted).
+  const int64_t k = 1 << 20;
+  Value p = num_expt(make_integer(2), make_integer(k));
+  Value a = num_add(p, make_integer(1)), b = num_sub(p, make_integer(1));
+  uint64_t before = tl_allocated_bytes;
+  CHECK(num_gcd(a, b) == make_integer(1));
+  CHECK(tl_allocated_bytes - before >= uint64_t(k / 8));
 }
