@@ -226,8 +226,9 @@ const PrimDef kAdPrims[] = {
     {"%ad-jcell", p_ad_cell, 1, 1, kEffect, kFacts.differentiable(&kDCellNested)},
     {"%ad-jcell-ref", p_ad_cell_ref, 1, 1, kEffect, kFacts.differentiable(&kDCellNested)},
     {"%ad-jcell-set!", p_ad_cell_set, 2, 2, kEffect, kFacts.differentiable(&kDCellNested)},
-    // Not foldable: the result is a procedure made on demand (and the caches are state).
-    {"%ad-j", p_ad_j, 1, 1, kEffect, kFacts.differentiable(&kDJ)},
+    // Foldable: J(f) depends only on f (the caches only save work), so the partial evaluator
+    // makes it for a known f and unfolds the transformed code (lib/ad/README.md, "Residuals").
+    {"%ad-j", p_ad_j, 1, 1, kPureFoldRaise, kFacts.differentiable(&kDJ)},
     {"%ad-j-layout", p_ad_j_layout, 1, 1, kEffect, kFacts.differentiable(&kDNone)},
     {"%ad-jprim-n", p_ad_jprim_n, 2, 2, kEffect, kFacts.differentiable(&kDNone)},
 };

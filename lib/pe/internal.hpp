@@ -98,6 +98,10 @@ struct PVal {
   // Dyn only: what the evaluator knows about the variable (facts.cpp) is not part of this
   // value's helper key: a generalized value.
   bool opaque = false;
+  // Dyn only: certainly a number (what arithmetic returned, PrimFacts::num_result; an if whose
+  // arms are): type tests on it and eq? with a non-number decide now (the gradient code of
+  // lib/ad tests its cotangents against the zero symbol and for pairs and vectors).
+  bool known_number = false;
   Block* home = nullptr;   // Pair/Vector/Closure: where it was created
   StmtList::iterator point;
 

@@ -182,6 +182,10 @@ PVal* Specializer::pe_if(IfNode* n, PEnv* env) {
     same->tags = r1->tags | r2->tags;
     return same;
   }
+  auto number = [](PVal* v) {
+    return (v->kind == PKind::Static && is_number(v->value)) || (v->kind == PKind::Dyn && v->known_number);
+  };
+  if (number(r1) && number(r2)) r->known_number = true;
   if (r1->kind == PKind::Static && r2->kind == PKind::Static) {
     r->choice_test = test_var;
     r->choice[0] = swap ? r2->value : r1->value;
@@ -672,6 +676,7 @@ PVal* Specializer::prim_call(Value prim, gc_vector<PVal*>& args) {
   PVal* r = residual_prim(prim, args);
   if (facts.structure == Structure::kResultChar) r->known_char = true;
   note_result(facts, args, r);
+  if (facts.num_result != NumResult::kNone && facts.num_result != NumResult::kBoolean) r->known_number = true;
   return r;
 }
 

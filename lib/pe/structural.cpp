@@ -151,6 +151,13 @@ PVal* Specializer::structural(const PrimFacts& f, Value prim, gc_vector<PVal*>& 
           return nullptr;
         }
       }
+      if (a->kind == PKind::Dyn && a->known_number) {
+        // number? (the one type test whose JIT recipe is kNumber) holds; pair?, vector?,
+        // procedure?, null? do not; others (real?, boolean? ...) are asked at run time.
+        if (f.jit == JitRecipe::kNumber) return make_static(kTrue);
+        if (f.type_test != TypeTest::kOther) return make_static(kFalse);
+        return nullptr;
+      }
       if (!a->is_object()) return nullptr;
       TypeTest t = a->kind == PKind::Pair ? TypeTest::kPair : a->kind == PKind::Vector ? TypeTest::kVector : TypeTest::kProcedure;
       return make_static(make_bool(f.type_test == t));
@@ -163,6 +170,14 @@ PVal* Specializer::structural(const PrimFacts& f, Value prim, gc_vector<PVal*>& 
       PVal* b = args[1];
       if (a->kind == PKind::Static && b->kind == PKind::Static) return make_static(make_bool(same(a->value, b->value, f.eqv)));
       if (a == b && a->is_object()) return make_static(kTrue);
+      // A number is never eq? to a symbol, a boolean, the empty list or an object.
+      auto non_number = [](PVal* v) {
+        return (v->kind == PKind::Static && (is_symbol(v->value) || v->value == kTrue || v->value == kFalse || v->value == kNil)) ||
+               v->is_object();
+      };
+      if ((a->kind == PKind::Dyn && a->known_number && non_number(b)) ||
+          (b->kind == PKind::Dyn && b->known_number && non_number(a)))
+        return make_static(kFalse);
       // An object the residual code never saw is distinct from everything else.
       if ((a->is_object() && !a->escaped) || (b->is_object() && !b->escaped)) return make_static(kFalse);
       return nullptr;

@@ -14,12 +14,27 @@
 ;;; computes is an ordinary cotangent, so code differentiating this code (nested derivatives)
 ;;; never takes the zero's shortcuts on a value whose own derivative is not zero..
 
+;; list->vector and vector->list, written so that the partial evaluator follows them for a
+;; short vector of known length (apply of a known list, vector-ref at known indices): the
+;; cotangents of a fixed-shape function stay known vectors (lib/ad/README.md, "Residuals").
+(define (%ad-l->v l)
+  (if (< (length l) 32) (apply vector l) (list->vector l)))
+(define (%ad-v->l v)
+  (let ((n (vector-length v)))
+    (if (< n 32)
+        (let loop ((i (- n 1)) (acc '()))
+          (if (< i 0) acc (loop (- i 1) (cons (vector-ref v i) acc))))
+        (vector->list v))))
+
 (define (%ad-add a b)
-  (cond ((eq? a '%ad-zero) b)
+  ;; two numbers first: the common case, and the one the partial evaluator decides for
+  ;; cotangents it knows are numbers (lib/ad/README.md, "Residuals")
+  (cond ((and (number? a) (number? b)) (+ a b))
+        ((eq? a '%ad-zero) b)
         ((eq? b '%ad-zero) a)
         ((number? a) (+ a b))
         ((pair? a) (cons (%ad-add (car a) (%ad-car b)) (%ad-add (cdr a) (%ad-cdr b))))
-        ((vector? a) (list->vector (%ad-add-list (vector->list a) b 0)))
+        ((vector? a) (%ad-l->v (%ad-add-list (%ad-v->l a) b 0)))
         (else b)))
 ;; The elements of vector cotangent b from index i on, added to the list l.
 (define (%ad-add-list l b i)
@@ -33,7 +48,7 @@
 
 ;; A cotangent with `d` at index i and zeros elsewhere, for a vector of length (vector-length v).
 (define (%ad-onehot v i d)
-  (if (eq? d '%ad-zero) d (list->vector (%ad-take (%ad-list-onehot i d) (vector-length v)))))
+  (if (eq? d '%ad-zero) d (%ad-l->v (%ad-take (%ad-list-onehot i d) (vector-length v)))))
 (define (%ad-list-onehot i d)
   (if (eq? d '%ad-zero) d (if (= i 0) (cons d '%ad-zero) (cons '%ad-zero (%ad-list-onehot (- i 1) d)))))
 ;; The first n elements of list cotangent d as a list (d may end early in the zero).
@@ -43,7 +58,7 @@
 (define (%ad-reverse d n)
   (if (eq? d '%ad-zero) d (reverse (%ad-take d n))))
 (define (%ad-list->vector d n)
-  (if (eq? d '%ad-zero) d (list->vector (%ad-take d n))))
+  (if (eq? d '%ad-zero) d (%ad-l->v (%ad-take d n))))
 (define (%ad-vector->list d n)
   (if (eq? d '%ad-zero)
       d
@@ -118,8 +133,11 @@
 ;; zero for an exact leaf when `zero` is exact, else 0.0). Without mutation, so that code using
 ;; it can itself be differentiated (nested derivatives).
 (define (%ad-fill x g zero)
-  (cond ((pair? x) (cons (%ad-fill (car x) (%ad-car g) zero) (%ad-fill (cdr x) (%ad-cdr g) zero)))
-        ((vector? x) (list->vector (%ad-fill-list (vector->list x) g 0 zero)))
+  ;; a number's cotangent is a number: known without looking at x (the partial evaluator
+  ;; knows arithmetic's results are numbers, so a fixed-shape gradient has no shape walk left)
+  (cond ((number? g) g)
+        ((pair? x) (cons (%ad-fill (car x) (%ad-car g) zero) (%ad-fill (cdr x) (%ad-cdr g) zero)))
+        ((vector? x) (%ad-l->v (%ad-fill-list (%ad-v->l x) g 0 zero)))
         ((null? x) '())
         ((eq? g '%ad-zero) (if (and (number? x) (exact? x)) zero (if (number? x) 0.0 g)))
         (else g)))
