@@ -159,6 +159,11 @@ struct PeState {
   Value vector_prim = kFalse;
   Value list_prim = kFalse;   // (cons a (list b ...)) reads better as (list a b ...)
   Value eq_prim = kFalse;
+  // %ad-j (lib/ad): folds for a known procedure (the evaluator unfolds the transformed code); a
+  // residual %ad-j of anything else bails out. The transformation indexes a closure's cotangent
+  // by the compiler's layout of the closure the transformed code makes, which a closure the
+  // evaluator materializes need not keep: its J, made at run time, would misroute cotangents.
+  Value ad_j_prim = kFalse;
   Environment* core = nullptr;
   // Lambdas that manipulate the control state (call/cc, the dynamic-wind stack, eval): the
   // evaluator calls closures of these as opaque procedures (lambda -> true/false, cached).

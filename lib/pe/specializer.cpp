@@ -659,6 +659,8 @@ PVal* Specializer::prim_call(Value prim, gc_vector<PVal*>& args) {
     if (p->vm_op == kVmApply) return apply_call(args);
     return residual_prim(prim, args);  // call/cc, eval, %apply-values: conservatively residual
   }
+  if (prim == st_.ad_j_prim && (args.size() != 1 || args[0]->kind != PKind::Static))
+    throw Bailout{"automatic differentiation of a procedure the evaluator made"};
   const PrimFacts& facts = p->facts;
   for (PVal*& a : args) a = known(a);
   if (facts.structure != Structure::kNone) {

@@ -35,4 +35,20 @@
 (define (energy-grad a b) ((grad energy) (vector a b)))
 (define s3 (agree "energy" energy-grad '((1.0 2.0) (0.0 -1.0))))
 (test "energy residual has no lambda" 1 (lambdas (residual s3)))
+;; closures the transformed code makes and hands to procedures the evaluator does not unfold
+;; (map over a list of unknown length): the request falls back rather than let a materialized
+;; closure's cotangent be indexed by the wrong layout
+(define (fp p l) (apply + (map (lambda (e) (* (car p) e (cdr p) e)) l)))
+(agree "map over a closure" (lambda (a b l) ((grad fp 0) (cons a b) l)) '((2.0 3.0 (1.0 2.0 3.0)) (1.0 -1.0 (0.5))))
+(define (f2 x y l) (let ((k 2.0)) (apply + (map (lambda (e) (* y k x e)) l))))
+(agree "map over a closure of three variables" (lambda (x y l) ((grad f2) x y l)) '((2.0 3.0 (1.0 2.0 3.0))))
+(define (f3 x y l)
+  (let loop ((l l) (acc 0.0)) (if (null? l) acc (loop (cdr l) (+ acc ((lambda (e) (* y 2.0 x e)) (car l)))))))
+(agree "named let with a closure" (lambda (x y l) ((grad f3) x y l)) '((2.0 3.0 (1.0 2.0 3.0))))
+(test "specialized on x" '(36.0 24.0 (12.0 12.0 12.0)) ((specialize (lambda (x y l) ((grad f2) x y l)) 2.0) 3.0 '(1.0 2.0 3.0)))
+;; nested: a gradient through an inner gradient ascent
+(define (saddle-f x y) (+ (* x x) (- (* y y)) (* 0.5 x y)))
+(define (inner x) (let loop ((y 1.0) (k 0)) (if (= k 5) y (loop (+ y (* 0.2 ((grad (lambda (y) (saddle-f x y))) y))) (+ k 1)))))
+(agree "nested gradient" (lambda (x) ((grad (lambda (x) (saddle-f x (inner x)))) x)) '((1.0) (0.3)))
+
 (test-end)
