@@ -120,7 +120,9 @@ TEST_CASE("soak: specializing many distinct requests stays bounded", "[api][soak
   int64_t live1 = live_bytes(engine), rss1 = rss_bytes();
   INFO("cached " << cached << ", live " << live0 << " -> " << live1 << ", rss " << rss0 << " -> " << rss1);
   CHECK(cached <= 1024);
-  CHECK(live1 - live0 < 4 * kMB);
+  // The cache is between 768 and 1024 entries full at either measurement (~7 KB each); a record
+  // kept per request would be ~20 MB here.
+  CHECK(live1 - live0 < 6 * kMB);
   if (kCheckRss) CHECK(rss1 - rss0 < 16 * kMB);
 }
 
