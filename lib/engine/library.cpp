@@ -10,6 +10,7 @@
 #include "core/equality.hpp"
 #include "core/error.hpp"
 #include "engine/toplevel.hpp"
+#include "engine/warnings.hpp"
 #include "eval/embedded.hpp"
 #include "eval/environment.hpp"
 #include "eval/expander.hpp"
@@ -407,6 +408,7 @@ void import_declaration(Vm& vm, Environment* env, Value form) {
 }
 
 void define_library(Vm& vm, Value form) {
+  WarningsSuspended library_text_is_not_the_program(vm);
   if (list_length(form) < 2) fail("define-library", form, "missing library name");
   Value name = check_name("define-library", cadr(form), form);
   // A file loaded for an import already marked the name; a define-library typed into a program

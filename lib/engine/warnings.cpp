@@ -121,6 +121,9 @@ WarningScope::WarningScope(Vm& v, Environment* env, const gc_vector<Value>& fs)
 
 WarningScope::~WarningScope() { vm.warning_scope = outer; }
 
+WarningsSuspended::WarningsSuspended(Vm& v) : vm(v), saved(v.warning_scope) { vm.warning_scope = nullptr; }
+WarningsSuspended::~WarningsSuspended() { vm.warning_scope = saved; }
+
 namespace {
 
 // The names a form defines (a define-record-type's, or a macro expansion's, included).

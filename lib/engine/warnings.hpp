@@ -53,6 +53,18 @@ struct WarningScope {
   std::unordered_set<uint64_t> reported;       // unbound names already warned about
 };
 
+// Suspends the enclosing WarningScope: a library body compiled because a program imported it
+// part-way is the library's text, not the program's, and is not checked (a name the library
+// defines further down is not "unbound" in the program).
+struct WarningsSuspended {
+  explicit WarningsSuspended(Vm& vm);
+  ~WarningsSuspended();
+  WarningsSuspended(const WarningsSuspended&) = delete;
+  WarningsSuspended& operator=(const WarningsSuspended&) = delete;
+  Vm& vm;
+  WarningScope* saved;
+};
+
 // The warnings for one expanded top-level form, sent to vm.on_warning. Does nothing outside a
 // WarningScope or when the engine wants no warnings.
 void warn_about_form(Vm& vm, Node* ir);

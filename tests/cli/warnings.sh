@@ -18,6 +18,28 @@ expect_rc "a clean program" 0
 expect_eq "a clean program prints" "$OUT" "2017"
 expect_eq "a clean program gets no warning" "$ERR" ""
 
+# A library imported part-way through a program (after other forms) is the library's text:
+# its forward references are not the program's unbound variables.
+mkdir -p fwd
+cat > fwd/lib.sld <<'SCM'
+(define-library (fwd lib)
+  (export twice)
+  (import (scheme base))
+  (begin
+    (define (twice x) (helper-defined-later x))
+    (define (helper-defined-later x) (* 2 x))))
+SCM
+cat > late-import.scm <<'SCM'
+(import (scheme base) (scheme write))
+(define before 1)
+(import (fwd lib))
+(display (twice 21))
+SCM
+run "$QUASI" late-import.scm
+expect_rc "a late import" 0
+expect_eq "a late import runs" "$OUT" "42"
+expect_eq "a late import's library gets no warning" "$ERR" ""
+
 cat > unbound.scm <<'SCM'
 (define (f x)
   (if (> x 100) (undefined-thing x) x))
