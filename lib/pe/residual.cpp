@@ -74,6 +74,10 @@ Node* Specializer::finish(Block* b, Node* result) { return b->get(result); }
 Node* Specializer::lift(PVal* v) {
   switch (v->kind) {
     case PKind::Static:
+      // A procedure read from a user global is named by it, as the program names it, so
+      // (residual p) reads back; the validity guard checks on entry that it still holds it.
+      if (v->cell.is_true() && v->cell.as<GlobalCell>()->value == v->value)
+        return counted(gc_new<GlobalRefNode>(v->cell, SrcLoc{}));
       return k_const(v->value);
     case PKind::Dyn:
       return k_ref(v->var);
