@@ -58,15 +58,22 @@ struct Closure : Object {  // payload: number of free values
   Value* free() { return reinterpret_cast<Value*>(this + 1); }
 };
 
-// A captured continuation: a copy of the used part of the VM stack and of the frame stack, and
-// where to resume. An escape-only continuation (%call/ec) copies nothing: stack is null, and it
-// can only return to frames still on the stack (frames points to a copy of the top one of the
-// first nframes, checked when it is invoked).
+// A captured continuation: the used part of the VM stack and of the frame stack, and where to
+// resume. A capture copies only what changed since the continuation captured or reinstated last
+// (vm/stack.cpp): stack[stack_base..nstack) and frames[frame_base..nframes) are copied here, and
+// everything below them is `parent`'s (which may in turn hold only its own top part). So a
+// capture deep in a recursion that captures at every level copies one level, and re-entry
+// copies the chain's segments back. An escape-only continuation (%call/ec) copies nothing: stack
+// is null, and it can only return to frames still on the stack (frames points to a copy of the
+// top one of the first nframes, checked when it is invoked).
 struct Continuation : Object {
-  Value* stack;           // copy of stack[0..nstack); null: escape-only
+  Value* stack;           // copy of stack[stack_base..nstack); null: escape-only
   int64_t nstack;
-  Frame* frames;          // copy of frames[0..nframes)
+  Frame* frames;          // copy of frames[frame_base..nframes)
   int64_t nframes;
+  int64_t stack_base;     // below these, parent's (both 0 without a parent)
+  int64_t frame_base;
+  Continuation* parent;
   const Insn* resume_pc;  // null: deliver the value by returning from the top frame
   int64_t resume_fp;
   int64_t resume_top;

@@ -75,6 +75,7 @@ constexpr int32_t kVmFrames = int32_t(offsetof(VmImpl, frames));
 constexpr int32_t kVmFramesSoftLimit = int32_t(offsetof(VmImpl, frames_soft_limit));
 constexpr int32_t kVmStackSoftLimit = int32_t(offsetof(VmImpl, stack_soft_limit));
 constexpr int32_t kVmNframes = int32_t(offsetof(VmImpl, nframes));
+constexpr int32_t kVmLowFrame = int32_t(offsetof(VmImpl, low_frame));
 constexpr int32_t kVmFp = int32_t(offsetof(VmImpl, fp));
 constexpr int32_t kVmTop = int32_t(offsetof(VmImpl, top));
 constexpr int32_t kVmHighWater = int32_t(offsetof(VmImpl, high_water));
@@ -1343,6 +1344,12 @@ class Emitter {
     a_.mov(rcx, qword_ptr(rbx, kVmNframes));
     a_.sub(rcx, 1);
     a_.mov(qword_ptr(rbx, kVmNframes), rcx);
+    // A return below what the last continuation shares lowers the mark (vm_impl.hpp).
+    Label shared_ok = a_.newLabel();
+    a_.cmp(rcx, qword_ptr(rbx, kVmLowFrame));
+    a_.jge(shared_ok);
+    a_.mov(qword_ptr(rbx, kVmLowFrame), rcx);
+    a_.bind(shared_ok);
     a_.imul(rcx, rcx, kFrameSize);
     a_.add(rcx, qword_ptr(rbx, kVmFrames));
     a_.mov(rdx, qword_ptr(rcx, kFrameFp));

@@ -339,6 +339,7 @@ Value VmImpl::apply(Value proc, int argc, const Value* argv) {
       vm->run_id = run_id;
       vm->error_pc = error_pc;
       if (!vm->active_runs.empty()) vm->active_runs.pop_back();
+      if (nframes < vm->low_frame) vm->low_frame = nframes;
       vm->nframes = nframes;
       vm->fp = fp;
       vm->top = top;

@@ -1,6 +1,7 @@
 // stack.cpp — the VM's stacks: reserving the value and frame stacks, registering them with the
 // collector, growing the used part, frames, resetting after an error, and continuations (which
-// copy the used stacks and copy them back).
+// copy what changed of the used stacks since the last capture or re-entry, and copy the chain of
+// segments back).
 //
 // Owner: ir (split out of vm.cpp). Invariants: vm_impl.hpp.
 #include <sys/mman.h>
@@ -43,6 +44,7 @@ void push_vm_roots() {
     for (VmImpl* vm : *live_vms) {
       GC_push_all(vm->stack, vm->stack + vm->high_water + 8);
       GC_push_all(vm->frames, vm->frames + vm->nframes + 1);
+      GC_push_all(&vm->shared_k, &vm->shared_k + 1);
     }
   if (previous_push_roots) previous_push_roots();
 }
@@ -114,6 +116,8 @@ void VmImpl::restore_limits() {
 void VmImpl::reset() {
   nframes = 0;
   fp = top = 0;
+  shared_k = nullptr;
+  low_frame = 0;
   cur_proto = nullptr;
   run_depth = 0;
   run_id = 0;
@@ -139,19 +143,46 @@ void VmImpl::set_resume_point(Continuation* k, const Insn* ret_pc, int64_t dst, 
   k->handlers = handlers_cell == kFalse ? kNil : handlers_cell.as<GlobalCell>()->value;
 }
 
+namespace {
+// The continuation in k's chain that holds frame i (i < k->nframes).
+const Frame& frame_in_chain(const Continuation* k, int64_t i) {
+  while (i < k->frame_base) k = k->parent;
+  return k->frames[i - k->frame_base];
+}
+}  // namespace
+
 Value VmImpl::capture(int64_t nfp, const Insn* ret_pc, int64_t dst, bool tail) {
-  int64_t nstack = tail ? fp : top;
-  // One block: the object, then the stack copy, then the frames copy.
-  Continuation* k = gc_alloc_object<Continuation>(
-      Type::Continuation, sizeof(Continuation) + sizeof(Value) * nstack + sizeof(Frame) * nframes);
-  k->stack = reinterpret_cast<Value*>(k + 1);
-  std::memcpy(k->stack, stack, sizeof(Value) * nstack);
-  k->nstack = nstack;
-  k->frames = reinterpret_cast<Frame*>(k->stack + nstack);
-  std::memcpy(static_cast<void*>(k->frames), frames, sizeof(Frame) * nframes);
-  k->nframes = nframes;
-  set_resume_point(k, ret_pc, dst, tail);
   (void)nfp;
+  int64_t nstack = tail ? fp : top;
+  // What is still shared_k's (vm_impl.hpp) is not copied again: frames below low_frame, and the
+  // stack below the lowest frame that has run since shared_k was made current.
+  Continuation* parent = shared_k;
+  int64_t sbase = 0, fbase = 0;
+  if (parent) {
+    fbase = std::min({low_frame, parent->nframes, nframes});
+    sbase = low_frame < parent->nframes ? frame_in_chain(parent, low_frame).fp : parent->resume_fp;
+    sbase = std::min({sbase, parent->nstack, nstack});
+    // A link that holds nothing below the bases is skipped, so chains stay as short as the
+    // number of distinct segments.
+    while (parent && parent->stack_base >= sbase && parent->frame_base >= fbase) parent = parent->parent;
+    if (!parent) sbase = fbase = 0;
+  }
+  int64_t ns = nstack - sbase, nf = nframes - fbase;
+  // One block: the object, then the stack segment, then the frames segment.
+  Continuation* k = gc_alloc_object<Continuation>(
+      Type::Continuation, sizeof(Continuation) + sizeof(Value) * ns + sizeof(Frame) * nf);
+  k->stack = reinterpret_cast<Value*>(k + 1);
+  std::memcpy(k->stack, stack + sbase, sizeof(Value) * ns);
+  k->nstack = nstack;
+  k->frames = reinterpret_cast<Frame*>(k->stack + ns);
+  std::memcpy(static_cast<void*>(k->frames), frames + fbase, sizeof(Frame) * nf);
+  k->nframes = nframes;
+  k->stack_base = sbase;
+  k->frame_base = fbase;
+  k->parent = parent;
+  set_resume_point(k, ret_pc, dst, tail);
+  shared_k = k;
+  low_frame = nframes;
   return make_ptr(k);
 }
 
@@ -178,6 +209,7 @@ const Insn* VmImpl::reinstate(Continuation* k, Value v) {
       throw_condition("error", "continuation", "an escape continuation was called after its extent ended");
     restore_limits();
     ensure_stack(k->resume_top);
+    if (k->nframes < low_frame) low_frame = k->nframes;
     nframes = k->nframes;
     fp = k->resume_fp;
     top = k->resume_top;
@@ -188,8 +220,20 @@ const Insn* VmImpl::reinstate(Continuation* k, Value v) {
   }
   restore_limits();
   ensure_stack(std::max(k->nstack, k->resume_top));
-  std::memcpy(stack, k->stack, sizeof(Value) * k->nstack);
-  std::memcpy(static_cast<void*>(frames), k->frames, sizeof(Frame) * k->nframes);
+  // Each link of the chain gives its segment of what is below the links above it.
+  int64_t sl = k->nstack, fl = k->nframes;
+  for (const Continuation* c = k; c && (sl > 0 || fl > 0); c = c->parent) {
+    if (sl > c->stack_base) {
+      std::memcpy(stack + c->stack_base, c->stack, sizeof(Value) * (sl - c->stack_base));
+      sl = c->stack_base;
+    }
+    if (fl > c->frame_base) {
+      std::memcpy(static_cast<void*>(frames + c->frame_base), c->frames, sizeof(Frame) * (fl - c->frame_base));
+      fl = c->frame_base;
+    }
+  }
+  shared_k = k;
+  low_frame = k->nframes;
   nframes = k->nframes;
   fp = k->resume_fp;
   top = k->resume_top;

@@ -57,6 +57,14 @@ struct VmImpl {
   int64_t frames_soft_limit = 0;
   int64_t nframes = 0;
   int64_t fp = 0, top = 0, high_water = 0;
+  // What a capture may share instead of copying: frames[0..low_frame) are still the ones
+  // shared_k holds, and so is the stack below the lowest frame that has run since (the frame at
+  // level low_frame: its record's fp in shared_k, or shared_k's own resume_fp when no return went
+  // below it). Set by a capture and a reinstatement; every return to a level below low_frame
+  // (the interpreter's, the machine code's, an escape, an unwound C++ call) lowers it. Null
+  // shared_k: nothing is shared. Scanned by the collector with the stacks.
+  Continuation* shared_k = nullptr;
+  int64_t low_frame = 0;
   Proto* cur_proto = nullptr;  // code of the running procedure (null outside any)
   int32_t run_depth = 0;
   uint64_t run_id = 0;         // 0 for the outermost run; unique for nested ones
@@ -116,6 +124,7 @@ struct VmImpl {
   // kReturn and the call paths that return a primitive's result share this one sequence.
   const Insn* do_return(Value v) {
     Frame& f = frames[--nframes];
+    if (nframes < low_frame) low_frame = nframes;
     fp = f.fp;
     top = f.top;
     cur_proto = f.proto;

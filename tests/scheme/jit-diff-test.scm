@@ -3,7 +3,8 @@
 ;;; A deterministic generator (an LCG on exact integers, fixed seed) builds a corpus of random
 ;;; programs: `(lambda (x y z) body)` expressions over fixnum/bignum boundary values, rationals
 ;;; and flonums; named-let loops, closures with set!, mutual and non-tail recursion; vectors with
-;;; good and bad indexes; call/cc escapes and re-entry; dynamic-wind with a trace; errors. Each
+;;; good and bad indexes; call/cc escapes and re-entry (also of continuations that share stack
+;;; segments); dynamic-wind with a trace; errors. Each
 ;;; program is evaluated and applied to a few argument tuples three times:
 ;;;
 ;;;   off    (jit-mode 'off): the interpreter alone; this is the reference
@@ -694,6 +695,39 @@
                              (if (null? l) k (walk (cdr l) (+ k (car (vector-ref (car l) 1)) 0)))))))
                   n)))))
 
+;; Continuations that share segments (lib/vm/stack.cpp): a capture at every level of a
+;; non-tail recursion (each shares the levels below with the one before), re-entered at chosen
+;; levels after everything returned; and captures in a loop whose frame slots change between
+;; them, re-entered so the loop must resume with the slots of that capture.
+(define (jd-shape-segments)
+  (let ((n (+ 3 (jd-rand 150))) (rounds (+ 2 (jd-rand 5))) (step (+ 1 (jd-rand 7))))
+    (if (jd-chance 50)
+        (cons `(lambda (x y z)
+                 (let ((ks '()) (outs '()) (round 0))
+                   (define (deep i acc)
+                     (if (= i 0)
+                         (list acc)
+                         (cons (+ i (call/cc (lambda (k) (set! ks (cons k ks)) 0)))
+                               (deep (- i 1) ,(jd-gen-num '((i . int) (acc . num) (y . num)) 1)))))
+                   (let ((r (deep ,n x)))
+                     (set! outs (cons (list (car r) (length r) (list-ref r ,(quotient n 2)) (car (reverse r))) outs))
+                     (set! round (+ round 1))
+                     (if (< round ,rounds)
+                         ((list-ref ks (modulo (* round ,step) ,n)) (* round 100))
+                         (reverse outs)))))
+              (* n rounds))
+        (cons `(lambda (x y z)
+                 (let ((saved '()) (outs '()) (round 0))
+                   (define (h i) (* 10 (call/cc (lambda (k) (set! saved (cons k saved)) i))))
+                   (let ((r (let loop ((i 0) (acc (list x)))
+                              (if (= i ,n) acc (loop (+ i 1) (cons (+ (h i) (car acc)) acc))))))
+                     (set! outs (cons (list (car r) (length r)) outs))
+                     (set! round (+ round 1))
+                     (if (< round ,rounds)
+                         ((list-ref saved (modulo (* round ,step) (length saved))) (- round))
+                         (reverse outs)))))
+              (* n rounds)))))
+
 ;; Errors by construction: wrong types and arities at the primitives the JIT may inline.
 (define (jd-shape-bad)
   (cons `(lambda (x y z)
@@ -715,7 +749,7 @@
         (cons 5 jd-shape-countdown) (cons 6 jd-shape-rec) (cons 5 jd-shape-mutual)
         (cons 8 jd-shape-closure) (cons 7 jd-shape-vector) (cons 5 jd-shape-vector-edges) (cons 6 jd-shape-escape)
         (cons 4 jd-shape-reenter) (cons 6 jd-shape-wind) (cons 5 jd-shape-guard)
-        (cons 8 jd-shape-bad) (cons 12 jd-shape-flonum) (cons 10 jd-shape-alloc)))
+        (cons 8 jd-shape-bad) (cons 12 jd-shape-flonum) (cons 10 jd-shape-alloc) (cons 5 jd-shape-segments)))
 
 (define (jd-gen-program)
   (let* ((total (apply + (map car jd-shapes)))

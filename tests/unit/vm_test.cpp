@@ -169,6 +169,30 @@ TEST_CASE("calls from C++ into Scheme give back their stack: captures stay small
   CHECK(copied_slots(forms, capture) == fresh);
 }
 
+// Item 5 of issue 14: a capture copies what changed since the last one, not the whole stack.
+// A capture at every level of a 2000-deep recursion copies one level each (the rest is its
+// parent's), and re-entering the innermost one still sees all 2000 levels.
+TEST_CASE("captures at every level of a recursion copy one level each", "[vm][callcc]") {
+  quasi::bridge::Engine* e = quasi::bridge::create_engine();
+  run_in(e, "(define ks '()) (define k0 #f)"
+            "(define (deep n) (if (= n 0) 0 (+ 1 (call/cc (lambda (k) (set! ks (cons k ks)) (deep (- n 1)))))))"
+            "(define (probe) (let ((n 0)) (let ((v (deep 2000))) (set! n (+ n 1))"
+            "  (if (= n 1) (begin (set! k0 (car ks)) (k0 5)) (list n v)))))");
+  CHECK(run_in(e, "(probe)") == "(2 2005)");
+  quasi::Value k{quasi::bridge::eval(e, "k0", "<test>")};
+  REQUIRE(quasi::is_continuation(k));
+  const quasi::Continuation* c = k.as<quasi::Continuation>();
+  CHECK(c->nframes > 2000);
+  CHECK(c->nstack > 2000);
+  CHECK(c->nstack - c->stack_base < 32);
+  CHECK(c->nframes - c->frame_base <= 2);
+  int64_t copied = 0, links = 0;
+  for (; c; c = c->parent, links++) copied += (c->nstack - c->stack_base) + (c->nframes - c->frame_base);
+  CHECK(links > 1000);
+  CHECK(copied < 40 * 2000);  // a full copy at each level would be ~ 2000 * 2000 * 3 / 2
+  quasi::bridge::destroy_engine(e);
+}
+
 TEST_CASE("raise records where it was called", "[vm]") {
   CHECK(error_of("(define (f) (raise 42))\n(f)") == "<test>:1:13: error: uncaught exception: 42");
   CHECK(error_of("(raise (list 1 2))") == "<test>:1:1: error: uncaught exception: (1 2)");
