@@ -1339,17 +1339,24 @@ class Emitter {
 
   // Returns rax to the caller: pops the VM frame, and jumps to the caller's machine code at the
   // return point, or hands the caller's pc to the interpreter, or ends the run at a barrier.
+  // A return below what the last continuation shares lowers the mark (VmImpl::low_frame); r9
+  // holds the popped frame's index. Not needed on the `ret` path: a frame pushed in this very
+  // run is above the mark, since captures and re-entries happen in the interpreter, between
+  // runs (a capture inside a C++ call this run made drops sharing when that call returns).
+  void lower_shared_mark() {
+    Label ok = a_.newLabel();
+    a_.cmp(r9, qword_ptr(rbx, kVmLowFrame));
+    a_.jge(ok);
+    a_.mov(qword_ptr(rbx, kVmLowFrame), r9);
+    a_.bind(ok);
+  }
+
   void emit_return() {
     Label barrier = a_.newLabel(), interpreted = a_.newLabel();
     a_.mov(rcx, qword_ptr(rbx, kVmNframes));
     a_.sub(rcx, 1);
     a_.mov(qword_ptr(rbx, kVmNframes), rcx);
-    // A return below what the last continuation shares lowers the mark (vm_impl.hpp).
-    Label shared_ok = a_.newLabel();
-    a_.cmp(rcx, qword_ptr(rbx, kVmLowFrame));
-    a_.jge(shared_ok);
-    a_.mov(qword_ptr(rbx, kVmLowFrame), rcx);
-    a_.bind(shared_ok);
+    a_.mov(r9, rcx);  // the popped frame's index, for lower_shared_mark
     a_.imul(rcx, rcx, kFrameSize);
     a_.add(rcx, qword_ptr(rbx, kVmFrames));
     a_.mov(rdx, qword_ptr(rcx, kFrameFp));
@@ -1371,6 +1378,7 @@ class Emitter {
     a_.jne(no_ret);
     a_.ret();  // to the caller's machine call, in this run
     a_.bind(no_ret);
+    lower_shared_mark();
     a_.mov(rdx, qword_ptr(rsi, kProtoJit));
     a_.test(rdx, rdx);
     a_.jz(interpreted);
@@ -1382,9 +1390,11 @@ class Emitter {
     a_.jz(interpreted);
     a_.jmp(rdx);
     a_.bind(interpreted);
+    lower_shared_mark();
     a_.mov(rax, rdi);
     a_.jmp(epilogue_);
     a_.bind(barrier);
+    lower_shared_mark();
     a_.mov(qword_ptr(rbx, kVmBarrierValue), rax);
     a_.xor_(eax, eax);
     a_.jmp(epilogue_);

@@ -333,6 +333,7 @@ Value VmImpl::apply(Value proc, int argc, const Value* argv) {
     Proto* proto;
     uint64_t run_id;
     const Insn* error_pc;  // the caller's call site: an error leaving this run is located there
+    Continuation* shared_k;
     ~State() {
       t_running_vm = running;
       vm->run_depth--;
@@ -340,12 +341,19 @@ Value VmImpl::apply(Value proc, int argc, const Value* argv) {
       vm->error_pc = error_pc;
       if (!vm->active_runs.empty()) vm->active_runs.pop_back();
       if (nframes < vm->low_frame) vm->low_frame = nframes;
+      // Machine code that made this call returns through its own frames with `ret`, which does
+      // not lower the mark (x64_emit.cpp, lower_shared_mark): a capture or re-entry in here
+      // must not be shared from once it returns.
+      if (vm->shared_k != shared_k) {
+        vm->shared_k = nullptr;
+        vm->low_frame = 0;
+      }
       vm->nframes = nframes;
       vm->fp = fp;
       vm->top = top;
       vm->cur_proto = proto;
     }
-  } saved{t_running_vm, this, nframes, fp, top, cur_proto, run_id, error_pc};
+  } saved{t_running_vm, this, nframes, fp, top, cur_proto, run_id, error_pc, shared_k};
   t_running_vm = vm;
   active_runs.push_back(run_id);
   run_depth++;

@@ -151,4 +151,22 @@
         (let loop ((i 0) (acc '()))
           (if (< i 10) (loop (+ i 1) (cons (hash-table-ref/default t i #f) acc)) (reverse acc)))))
 
+;; A capture inside a call from C++ that compiled code made (the hash function below), then
+;; returns through compiled frames and a capture above them: that capture must copy the frames
+;; the returns went through, which hold values computed after the inner capture.
+(define (capture-after-nested-capture rounds)
+  (let ((ks '()) (outs '()) (round 0))
+    (define t (make-hash-table = (lambda (x) (call/cc (lambda (c) c)) (modulo x 7))))
+    (define (work i) (hash-table-set! t i i) (* i 2))
+    (define (mid i) (+ 1 (work i)))
+    (define (top i)
+      (let ((a (mid i)) (b (mid (+ i 1))))
+        (list a b (call/cc (lambda (k) (set! ks (cons k ks)) 0)))))
+    (let ((r (top 10)))
+      (set! outs (cons r outs))
+      (set! round (+ round 1))
+      (if (< round rounds) ((car ks) round) (reverse outs)))))
+(test "capture above frames a nested capture saw" '((21 23 0) (21 23 1) (21 23 2)) (capture-after-nested-capture 3))
+(test "and again, warm" '((21 23 0) (21 23 1) (21 23 2)) (capture-after-nested-capture 3))
+
 (test-end)
