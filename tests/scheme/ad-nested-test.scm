@@ -2,12 +2,8 @@
 ;;; (perturbation confusion, derivatives of higher-order functions), and the transformed code
 ;;; through specialize (differential: the same numbers with and without the partial evaluator).
 (include "harness.scm")
+(include "ad-harness.scm")
 
-(define (close? a b)
-  (<= (abs (- a b)) (* 1e-5 (max 1.0 (abs a) (abs b)))))
-(define (fd f x)
-  (let ((h (* 1e-6 (max 1.0 (abs x)))))
-    (/ (- (f (+ x h)) (f (- x h))) (* 2 h))))
 
 ;; ---- derivative / jvp ----
 (test "derivative of x^3 at 2" 12 ((derivative (lambda (x) (* x x x))) 2))

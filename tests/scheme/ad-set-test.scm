@@ -3,12 +3,8 @@
 ;;; central finite differences (relative 1e-5, step 1e-6 scaled by |x|) and hand formulas; what
 ;;; stays refused gives an error naming the procedure.
 (include "harness.scm")
+(include "ad-harness.scm")
 
-(define (fd f x)
-  (let ((h (* 1e-6 (max 1.0 (abs x)))))
-    (/ (- (f (+ x h)) (f (- x h))) (* 2 h))))
-(define (close? a b)
-  (<= (abs (- a b)) (* 1e-5 (max 1.0 (abs a) (abs b)))))
 ;; grad and derivative of a real function both agree with finite differences at x
 (define (check-fd name f x)
   (let ((g ((grad f) x)) (d ((derivative f) x)) (n (fd f x)))

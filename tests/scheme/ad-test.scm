@@ -2,12 +2,8 @@
 ;;; Gradients are checked against hand-derived formulas and against central finite
 ;;; differences (tolerance: relative 1e-5, step 1e-6 scaled by |x|).
 (include "harness.scm")
+(include "ad-harness.scm")
 
-(define (fd f x)
-  (let ((h (* 1e-6 (max 1.0 (abs x)))))
-    (/ (- (f (+ x h)) (f (- x h))) (* 2 h))))
-(define (close? a b)
-  (<= (abs (- a b)) (* 1e-5 (max 1.0 (abs a) (abs b)))))
 (define (check-fd name f x)
   (let ((g ((grad f) x)) (n (fd f x)))
     (if (close? g n) (test-assert name #t) (test name n g))))

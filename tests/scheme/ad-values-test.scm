@@ -2,12 +2,8 @@
 ;;; values / call-with-values / let-values / define-values through grad and derivative, checked
 ;;; against hand formulas and central finite differences (relative 1e-5, step 1e-6 scaled by |x|).
 (include "harness.scm")
+(include "ad-harness.scm")
 
-(define (fd f x)
-  (let ((h (* 1e-6 (max 1.0 (abs x)))))
-    (/ (- (f (+ x h)) (f (- x h))) (* 2 h))))
-(define (close? a b)
-  (<= (abs (- a b)) (* 1e-5 (max 1.0 (abs a) (abs b)))))
 (define (check-fd name f x)
   (let ((g ((grad f) x)) (d ((derivative f) x)) (n (fd f x)))
     (if (close? g n) (test-assert (string-append name " (grad)") #t) (test (string-append name " (grad)") n g))
