@@ -88,8 +88,7 @@ struct VarLoc {
 
 class FnCompiler {
  public:
-  FnCompiler(VmImpl& vm, Analysis& an, FnCompiler* parent, LambdaNode* lam)
-      : vm_(vm), an_(an), parent_(parent), lam_(lam), info_(an.lambdas[lam]) {
+  FnCompiler(VmImpl& vm, Analysis& an, LambdaNode* lam) : vm_(vm), an_(an), lam_(lam), info_(an.lambdas[lam]) {
     auto it = an.self.find(lam);
     self_ = it == an.self.end() ? nullptr : it->second;
   }
@@ -119,7 +118,6 @@ class FnCompiler {
  private:
   VmImpl& vm_;
   Analysis& an_;
-  FnCompiler* parent_;
   LambdaNode* lam_;
   FreeVariables::Info& info_;
   Var* self_ = nullptr;
@@ -447,7 +445,7 @@ class FnCompiler {
   }
 
   void make_closure(LambdaNode* l, int dst) {
-    FnCompiler child(vm_, an_, this, l);
+    FnCompiler child(vm_, an_, l);
     Proto* p = child.compile();
     FreeVariables::Info& info = an_.lambdas[l];
     p->ncaptures = int32_t(info.free.size());
@@ -608,7 +606,7 @@ Value compile_toplevel(Vm& vm, Node* form) {
   if (!an.lambdas[thunk].free.empty())
     compile_error(form->loc, "internal error: variable " + std::string(symbol_name(an.lambdas[thunk].free[0]->name)) +
                                  " not in scope");
-  FnCompiler fc(*vm.impl, an, nullptr, thunk);
+  FnCompiler fc(*vm.impl, an, thunk);
   Proto* p = fc.compile();
   p->ncaptures = 0;
   return make_closure(p, 0);

@@ -80,8 +80,8 @@ TEST_CASE("soak: an allocation-churn loop keeps memory flat", "[api][soak]") {
 
 TEST_CASE("soak: 10^5 globals cost little each, and redefining them costs nothing", "[api][soak]") {
   Engine engine;
-  const int n = 100000 / kScale;
-  auto defines = [n](int round) {
+  constexpr int n = 100000 / kScale;
+  auto defines = [](int round) {
     std::string code;
     code.reserve(size_t(n) * 24);
     for (int i = 0; i < n; i++)

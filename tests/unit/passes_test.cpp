@@ -434,8 +434,8 @@ TEST_CASE("params: dead and invariant parameters of known procedures", "[passes]
 TEST_CASE("programs mean the same with and without the pipeline", "[passes]") {
   const char* programs[] = {
       "(let loop ((i 0) (acc '())) (if (= i 5) (reverse acc) (loop (+ i 1) (cons i acc))))",
-      "(let ((out '())) (let ((a (begin (set! out (cons 1 out)) 1)) (b (begin (set! out (cons 2 out)) 2))) "
-      "(list a b (reverse out))))",
+      ("(let ((out '())) (let ((a (begin (set! out (cons 1 out)) 1)) (b (begin (set! out (cons 2 out)) 2))) "
+       "(list a b (reverse out))))"),
       "(define (f x) (define k 3) (define (g y) (+ y k)) (g (g x))) (f 1)",
       "(vector-length (make-vector 3 (string #\\a)))",
       "(let ((p (open-output-string))) (let ((x (begin (write 'a p) 1))) (write 'b p)) (get-output-string p))",
