@@ -24,6 +24,10 @@ namespace {
 // Reserved, not committed: pages are touched only as deep as the program goes.
 constexpr int64_t kStackValues = int64_t(64) << 20;  // 512 MiB of address space
 constexpr int64_t kMaxFrames = int64_t(16) << 20;
+// Both regions start page-aligned, so the value stack's and the frame stack's busy ends would sit
+// at equal offsets within a page; x86 then sees false store-to-load dependencies between them
+// (4K aliasing). The frame stack starts this far into its first page instead.
+constexpr size_t kFramesSkew = 2048 + 64 * 3;
 // Kept free below the limits so a stack-overflow error can still run its handlers.
 constexpr int64_t kStackHeadroom = 1 << 16;
 constexpr int64_t kFramesHeadroom = 1 << 14;
@@ -74,7 +78,7 @@ VmImpl::VmImpl(Vm* owner) : vm(owner) {
   set_jit_mode(jit_default_mode());
   stack = static_cast<Value*>(reserve(sizeof(Value) * kStackValues));
   stack_limit = kStackValues;
-  frames = static_cast<Frame*>(reserve(sizeof(Frame) * kMaxFrames));
+  frames = reinterpret_cast<Frame*>(static_cast<char*>(reserve(sizeof(Frame) * kMaxFrames + kFramesSkew)) + kFramesSkew);
   frames_limit = kMaxFrames;
   restore_limits();
   GC_call_with_alloc_lock(add_vm_locked, this);
@@ -83,7 +87,7 @@ VmImpl::VmImpl(Vm* owner) : vm(owner) {
 VmImpl::~VmImpl() {
   GC_call_with_alloc_lock(remove_vm_locked, this);
   munmap(stack, sizeof(Value) * kStackValues);
-  munmap(frames, sizeof(Frame) * kMaxFrames);
+  munmap(reinterpret_cast<char*>(frames) - kFramesSkew, sizeof(Frame) * kMaxFrames + kFramesSkew);
 }
 
 void VmImpl::ensure_stack(int64_t needed_top) {
