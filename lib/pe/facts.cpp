@@ -217,6 +217,9 @@ void Specializer::note_result(const PrimFacts& f, gc_vector<PVal*>& args, PVal* 
             identity_constant(args[1 - k]->value)) {
           r->test_of = args[k]->var;
           r->test_value = args[1 - k]->value;
+          // The constant decides what each arm learns: the slot it came from shapes the
+          // residual code (a pattern compared with the text), so it is no accumulator.
+          inspect(args[1 - k]);
           return;
         }
       return;
@@ -225,6 +228,7 @@ void Specializer::note_result(const PrimFacts& f, gc_vector<PVal*>& args, PVal* 
           constant_list(args[1]->value)) {
         r->test_of = args[0]->var;
         r->test_list = args[1]->value;
+        inspect(args[1]);
       }
       return;
     default:

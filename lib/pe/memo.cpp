@@ -331,9 +331,7 @@ bool Specializer::generalize_parts(gc_vector<PVal*>& slots, const KeyBuild& kb, 
     int32_t f = kb.field[o];
     if (!parent) {
       if (size_t(f) >= slots.size()) continue;
-      PVal* g = generalize(slots[f]);
-      changed = changed || g != slots[f];
-      slots[f] = g;
+      changed = generalize_slot(slots, kb, size_t(f)) || changed;
       continue;
     }
     if (f < 0 || !parent->known_fields()) return false;
@@ -342,6 +340,7 @@ bool Specializer::generalize_parts(gc_vector<PVal*>& slots, const KeyBuild& kb, 
     PVal* g;
     if (v->kind == PKind::Dyn) {
       g = generalize(v);  // what facts say about it is dropped
+      if (g == v && kb.items[o].tag == KeyItem::kSameHole) g = unalias(v);
       changed = changed || g != v;
       *place = g;
       continue;
@@ -362,6 +361,25 @@ bool Specializer::generalize_parts(gc_vector<PVal*>& slots, const KeyBuild& kb, 
     changed = true;
   }
   return changed;
+}
+
+bool Specializer::generalize_slot(gc_vector<PVal*>& slots, const KeyBuild& kb, size_t s) {
+  PVal* v = slots[s];
+  PVal* g = generalize(v);
+  if (g == v && v->kind == PKind::Dyn && s < kb.slot_start.size() && kb.slot_start[s] < kb.items.size() &&
+      kb.items[kb.slot_start[s]].tag == KeyItem::kSameHole)
+    g = unalias(v);
+  slots[s] = g;
+  return g != v;
+}
+
+// The same dynamic value under a variable of its own: keyed as a hole of its own instead of the
+// same hole as an earlier argument (the residual binding is copy-propagated away).
+PVal* Specializer::unalias(PVal* v) {
+  PVal* g = make_dyn(emit_bind(k_ref(v->var), v->var->name));
+  g->opaque = true;
+  g->tags = v->tags;
+  return g;
 }
 
 PVal* Specializer::generalize(PVal* v) {
@@ -720,11 +738,49 @@ PVal* Specializer::specialize_call(const Callee& c, size_t clause, gc_vector<PVa
             break;
           }
         }
+        // Where a variant already has holes in every part that differs from this call,
+        // restarting it would rebuild the same key and meet this call again: this call is the
+        // more specific one, so it is generalized instead (its parts there become holes) and
+        // tried again — it then reuses that variant, or embeds with less structure (each round
+        // removes some). The embedded variant is asked first: when it covers this call, no
+        // older variant is generalized for it.
+        std::vector<size_t> n_end;
+        subtree_ends(kb.items, n_end, arity);
+        auto generalize_call_to = [&](Entry* v) {
+          std::vector<size_t> v_end;
+          subtree_ends(v->key, v_end, arity);
+          std::vector<uint32_t> theirs, mine;
+          bool differs = false;
+          for (size_t s = 0; s < slots.size(); s++) {
+            auto [a0, a1] = slice(v->key, v->slot_start, s);
+            auto [b0, b1] = slice(kb.items, kb.slot_start, s);
+            if (slice_equal(v->key, a0, a1, kb.items, b0, b1)) continue;
+            differs = true;
+            theirs.clear();
+            differing_parts(v->key, a0, v_end, kb.items, b0, n_end, theirs);
+            if (theirs.empty()) return false;
+            for (uint32_t o : theirs)
+              if (v->key[o].tag != KeyItem::kHole) return false;
+          }
+          if (!differs) return false;
+          bool changed = false;
+          for (size_t s = 0; s < slots.size(); s++) {
+            auto [a0, a1] = slice(v->key, v->slot_start, s);
+            auto [b0, b1] = slice(kb.items, kb.slot_start, s);
+            if (slice_equal(v->key, a0, a1, kb.items, b0, b1)) continue;
+            mine.clear();
+            differing_parts(kb.items, b0, n_end, v->key, a0, v_end, mine);
+            if (mine.size() == 1 && mine[0] == b0) mine.clear();
+            if (!mine.empty() && generalize_parts(slots, kb, mine)) changed = true;
+            else changed = generalize_slot(slots, kb, s) || changed;
+          }
+          return changed;
+        };
+        if (generalize_call_to(embedded) || generalize_call_to(target)) continue;
         Restart r{target, std::vector<bool>(slots.size(), false)};
         r.parts.resize(slots.size());
-        std::vector<size_t> t_end, n_end;
+        std::vector<size_t> t_end;
         subtree_ends(target->key, t_end, arity);
-        subtree_ends(kb.items, n_end, arity);
         bool any = false;
         for (size_t s = 0; s < slots.size(); s++) {
           auto [a0, a1] = slice(target->key, target->slot_start, s);
@@ -763,7 +819,7 @@ PVal* Specializer::specialize_call(const Callee& c, size_t clause, gc_vector<PVa
         for (size_t s = 0; s < slots.size(); s++) {
           if (!r.slots[s]) continue;
           if (s < r.parts.size() && !r.parts[s].empty() && generalize_parts(slots, kb, r.parts[s])) continue;
-          slots[s] = generalize(slots[s]);
+          generalize_slot(slots, kb, s);
         }
         continue;
       }

@@ -220,7 +220,35 @@ struct Planned {
   ClausePlan* plan;        // null: the clause body is just the fallback (opaque procedure)
   LambdaClause* residual;  // parameters; body filled later
   Node* fallback;          // the original called on the same arguments
+  // The same call naming the original by the global of the interaction environment that holds
+  // it (so the trivial residual reads back), or null; the cell is then a dependency.
+  Node* named = nullptr;
 };
+
+// The global of the interaction environment named like `proc` that holds it, or #f.
+Value global_holding(Vm& vm, Value proc) {
+  if (!vm.interaction_env || !is_closure(proc)) return kFalse;
+  Value name = proc.as<Closure>()->proto->name;
+  if (!is_symbol(name)) return kFalse;
+  Value cell = vm.interaction_env->lookup(name);
+  if (!has_type(cell, Type::GlobalCell) || cell.as<GlobalCell>()->value != proc) return kFalse;
+  return cell;
+}
+
+// A copy of the fallback call with the callee (its first node) replaced.
+Node* with_callee(Node* fallback, Node* callee) {
+  if (fallback->kind == NodeKind::Call) {
+    CallNode* c = static_cast<CallNode*>(fallback);
+    CallNode* out = gc_new<CallNode>(callee, SrcLoc{});
+    out->args = c->args;
+    return out;
+  }
+  PrimCallNode* ap = static_cast<PrimCallNode*>(fallback);  // (apply proc arg ... rest)
+  PrimCallNode* out = gc_new<PrimCallNode>(ap->prim, SrcLoc{});
+  out->args = ap->args;
+  out->args[0] = callee;
+  return out;
+}
 
 // The clause of the residual procedure that takes `nreq` positional arguments (some fixed) and,
 // when `rest`, a rest list; `name_of` names the dynamic parameters.
@@ -450,13 +478,23 @@ Value specialize(Vm& vm, PeState& st, Value proc, const std::vector<std::pair<in
   LambdaNode* root = gc_new<LambdaNode>(name, SrcLoc{});
   for (Planned& p : plans) root->clauses.push_back(p.residual);
 
+  // The fallbacks as the residual shows them: by the global that holds the procedure.
+  Value own_cell = global_holding(vm, proc);
+  if (own_cell.is_true())
+    for (Planned& p : plans) p.named = with_callee(p.fallback, gc_new<GlobalRefNode>(own_cell, SrcLoc{}));
+  auto shown_fallback = [&](Planned& p, gc_vector<Value>& deps) {
+    if (!p.named) return p.fallback;
+    if (std::find(deps.begin(), deps.end(), own_cell) == deps.end()) deps.push_back(own_cell);
+    return p.named;
+  };
+
   gc_vector<Value> deps;
   gc_vector<Helper> helpers;
   bool trivial = false;
   {
     Specializer sp(vm, st);
     try {
-      for (Planned& p : plans) p.residual->body = p.plan ? sp.run_clause(*p.plan, deps) : p.fallback;
+      for (Planned& p : plans) p.residual->body = p.plan ? sp.run_clause(*p.plan, deps) : shown_fallback(p, deps);
       sp.collect_helpers(helpers);
     } catch (Exhausted&) {
       trivial = true;
@@ -502,7 +540,7 @@ Value specialize(Vm& vm, PeState& st, Value proc, const std::vector<std::pair<in
   }
   if (trivial) {
     deps.clear();
-    for (Planned& p : plans) p.residual->body = p.fallback;
+    for (Planned& p : plans) p.residual->body = shown_fallback(p, deps);
     top = root;
   }
   // Residual code is ordinary code: the optimizer's passes (fold-constants, inline-small, params,

@@ -346,6 +346,10 @@ class Specializer : public ExprFunctor<PVal*(Node*, PEnv*)> {
                 gc_vector<PVal*>& objects, LetrecGroup* group, Block* home, StmtList::iterator point,
                 PVal* callee);
   PVal* generalize(PVal* v);
+  // Slot `s` made dynamic as a whole (a hole of its own, also where it was the same hole as an
+  // earlier slot); false when that changes nothing.
+  bool generalize_slot(gc_vector<PVal*>& slots, const KeyBuild& kb, size_t s);
+  PVal* unalias(PVal* v);
   // Makes the parts of slot `s` at the given key items dynamic, in place (static leaves of a
   // partially static object become variables bound where the object was made, objects escape).
   // False when that changes nothing or a part is not a field of an object.
