@@ -20,7 +20,7 @@ time_one() {  # expected command...
   done | median
 }
 printf '| program | quasi grad | quasi hand-written | overloading on chez | overloading on quasi |\n|---|---|---|---|---|\n'
-for prog in saddle; do
+for prog in saddle particle; do
   expected=$("$quasi" "$here/$prog-hand.scm")
   g=$(time_one "$expected" "$quasi" "$here/$prog-grad.scm")
   h=$(time_one "$expected" "$quasi" "$here/$prog-hand.scm")
