@@ -199,6 +199,24 @@ QUASI_PRIM(p_ad_adjoints_pending) { return make_bool(state_of(self).pending > 0)
 // (%ad-values? x): whether x is several values (not one): their cotangent is a list.
 QUASI_PRIM(p_ad_values_p) { return make_bool(has_type(argv[0], Type::Values)); }
 
+// (%ad-arity f): f's argument count when it takes exactly one count, else #f. grad and friends
+// return a procedure of that many parameters, not of a rest list, so that the partial evaluator
+// knows the argument list's length and a fixed-shape gradient specializes to straight-line code
+// (lib/ad/README.md, "Residuals").
+QUASI_PRIM(p_ad_arity) {
+  Value p = argv[0];
+  if (has_type(p, Type::Closure)) {
+    Proto* proto = p.as<Closure>()->proto;
+    if (proto->next_clause || proto->has_rest) return kFalse;
+    return make_fixnum(proto->nparams);
+  }
+  if (has_type(p, Type::Primitive)) {
+    Primitive* prim = p.as<Primitive>();
+    return prim->min_args == prim->max_args ? make_fixnum(prim->min_args) : kFalse;
+  }
+  return kFalse;
+}
+
 // Nested derivatives differentiate code that calls %ad-j: the cotangent of J(f) is sent to f.
 constexpr DerivativeRule kDNone{DerivativeRule::Kind::kZero, false, {}, {}};
 constexpr DerivativeRule kDJ{DerivativeRule::Kind::kLinear, false, {"(%ad-j-adjoint r d)"}, {}};
@@ -229,6 +247,7 @@ const PrimDef kAdPrims[] = {
     // Foldable: J(f) depends only on f (the caches only save work), so the partial evaluator
     // makes it for a known f and unfolds the transformed code (lib/ad/README.md, "Residuals").
     {"%ad-j", p_ad_j, 1, 1, kPureFoldRaise, kFacts.differentiable(&kDJ)},
+    {"%ad-arity", p_ad_arity, 1, 1, kPureFold, kFacts.differentiable(&kDNone)},
     {"%ad-j-layout", p_ad_j_layout, 1, 1, kEffect, kFacts.differentiable(&kDNone)},
     {"%ad-jprim-n", p_ad_jprim_n, 2, 2, kEffect, kFacts.differentiable(&kDNone)},
 };

@@ -174,23 +174,35 @@
     (let ((g ((cdr r) (if (exact? y) 1 1.0))))
       (cons y (%ad-select who sel args (cdr g) (if (exact? y) 0 0.0))))))
 
+;; A procedure taking f's arguments as k does (a list): of f's own parameters when f takes a fixed
+;; number of them (up to 4), so that the partial evaluator knows the list's length and a gradient
+;; of a fixed-shape function specializes to straight-line code, with no shape walk left
+;; (lib/ad/README.md, "Residuals"); of a rest list otherwise.
+(define (%ad-like f k)
+  (case (%ad-arity f)
+    ((1) (lambda (a) (k (list a))))
+    ((2) (lambda (a b) (k (list a b))))
+    ((3) (lambda (a b c) (k (list a b c))))
+    ((4) (lambda (a b c d) (k (list a b c d))))
+    (else (lambda args (k args)))))
+
 (define (value-and-grad f . wrt)
   (if (not (procedure? f)) (%bad-proc "value-and-grad" f))
   (let ((sel (%ad-check-wrt "value-and-grad" wrt)))
-    (lambda args
-      (let ((p (%ad-vg "value-and-grad" f sel args)))
-        (values (car p) (cdr p))))))
+    (%ad-like f (lambda (args)
+                  (let ((p (%ad-vg "value-and-grad" f sel args)))
+                    (values (car p) (cdr p)))))))
 
 (define (grad f . wrt)
   (if (not (procedure? f)) (%bad-proc "grad" f))
   (let ((sel (%ad-check-wrt "grad" wrt)))
-    (lambda args (cdr (%ad-vg "grad" f sel args)))))
+    (%ad-like f (lambda (args) (cdr (%ad-vg "grad" f sel args))))))
 
 ;; f's value at args and its pullback: a procedure from a cotangent shaped like the value to the
 ;; list of gradients, one per argument.
 (define (vjp f)
   (if (not (procedure? f)) (%bad-proc "vjp" f))
-  (lambda args
+  (%ad-like f (lambda (args)
     (let ((r (apply (%ad-j f) args)))
       (values (car r)
               (lambda (ct)
@@ -198,7 +210,7 @@
                   (let loop ((k 0) (as args))
                     (if (null? as)
                         '()
-                        (cons (%ad-fill (car as) (%ad-nth g k) 0) (loop (+ k 1) (cdr as)))))))))))
+                        (cons (%ad-fill (car as) (%ad-nth g k) 0) (loop (+ k 1) (cdr as))))))))))))
 
 ;; The cotangent of f from the cotangent d of J(f) = (%ad-j f) (the derivative rule of %ad-j,
 ;; for derivatives of code that itself differentiates): J's free slots are f's own free values

@@ -52,6 +52,27 @@
                   (close? (fd miss w) (dmiss w)))))
  '(0.0 0.1 0.3 -0.1))
 
+;; particle-spec.scm's form: the potential's gradient specialized to straight-line code, and
+;; miss' differentiating through that residual procedure
+(define (potential3 x0 x1 w) (potential (cons x0 x1) w))
+(define dp3 (specialize (grad potential3 '(0 1))))
+(define (miss3 w)
+  (let loop ((x0 0.0) (x1 8.0) (v0 0.75) (v1 0.0))
+    (let ((xn1 (+ x1 (* dt v1))))
+      (if (> xn1 0.0)
+          (let ((g (dp3 x0 x1 w)))
+            (loop (+ x0 (* dt v0)) xn1 (- v0 (* dt (car g))) (- v1 (* dt (cadr g)))))
+          (let ((tf (/ (- x1) v1)))
+            (+ x0 (* tf v0)))))))
+(define dmiss3 (derivative miss3))
+(for-each
+ (lambda (w)
+   (let ((h (miss-and-derivative w)))
+     (test-approx (string-append "specialized: miss at " (number->string w)) (car h) (miss3 w))
+     (test-assert (string-append "specialized: miss' at " (number->string w) " = hand-written")
+                  (close? (cdr h) (dmiss3 w)))))
+ '(0.0 0.3))
+
 (define (newton step)
   (let loop ((w 0.0) (k 0))
     (if (= k 5) w (loop (- w (step w)) (+ k 1)))))

@@ -3,6 +3,7 @@
 ;;; straight-line residual code (no lambda: no closure allocated, no shape walk left), and the
 ;;; specialized procedure computes what the original does.
 (include "harness.scm")
+(include "ad-harness.scm")
 
 ;; Occurrences of lambda / case-lambda in a datum.
 (define (lambdas x)
@@ -35,6 +36,51 @@
 (define (energy-grad a b) ((grad energy) (vector a b)))
 (define s3 (agree "energy" energy-grad '((1.0 2.0) (0.0 -1.0))))
 (test "energy residual has no lambda" 1 (lambdas (residual s3)))
+;; (specialize (grad f)) itself, f of fixed arity: grad returns a procedure of f's own parameters
+;; (not of a rest list), so the residual is straight-line too. Checked by the shape of the code,
+;; not by names: one lambda (the procedure itself), no letrec (no specialized helper left), no
+;; shape walk (no pair?/vector?/null? test, no apply), no cotangent helper (no %ad- name).
+(define (symbols-in x)
+  (cond ((symbol? x) (list x))
+        ((pair? x) (append (symbols-in (car x)) (symbols-in (cdr x))))
+        ((vector? x) (symbols-in (vector->list x)))
+        (else '())))
+(define (ad-helper? s)
+  (let ((n (symbol->string s))) (and (> (string-length n) 3) (string=? (substring n 0 4) "%ad-"))))
+(define (straight-line? code)
+  (let ((syms (symbols-in code)))
+    (and (= (lambdas code) 1)
+         (not (memq 'letrec* syms)) (not (memq 'letrec syms))
+         (not (memq 'pair? syms)) (not (memq 'vector? syms)) (not (memq 'null? syms))
+         (not (memq 'apply syms))
+         (not (let loop ((l syms)) (and (pair? l) (or (ad-helper? (car l)) (loop (cdr l)))))))))
+(define (g2 x y) (+ (* x y) (sin x) (/ (exp y) x)))
+(define (g3 x y z) (* (+ x (sq y)) (- z (cos x))))
+(define sg2 (specialize (grad g2)))
+(define sg3 (specialize (grad g3)))
+(define sg3-1 (specialize (grad g3 1)))
+(define svg2 (specialize (value-and-grad g2)))
+(test-assert "(specialize (grad g2)) is straight-line" (straight-line? (residual sg2)))
+(test-assert "(specialize (grad g3)) is straight-line" (straight-line? (residual sg3)))
+(test-assert "(specialize (grad g3 1)) is straight-line" (straight-line? (residual sg3-1)))
+(test-assert "(specialize (value-and-grad g2)) is straight-line" (straight-line? (residual svg2)))
+(test-assert "the straight-line check sees a shape walk" (not (straight-line? (residual (specialize (grad poly))))))
+(for-each
+ (lambda (p)
+   (let ((x (car p)) (y (cadr p)) (z (caddr p)))
+     (test "specialized grad g2 = grad g2" ((grad g2) x y) (sg2 x y))
+     (test "specialized grad g3 = grad g3" ((grad g3) x y z) (sg3 x y z))
+     (test "specialized grad g3 1 = grad g3 1" ((grad g3 1) x y z) (sg3-1 x y z))
+     (test "specialized value-and-grad g2" (call-with-values (lambda () ((value-and-grad g2) x y)) list)
+           (call-with-values (lambda () (svg2 x y)) list))
+     (let ((d (sg2 x y)))
+       (test-assert "specialized grad g2, d/dx = finite differences" (close? (fd (lambda (x) (g2 x y)) x) (car d)))
+       (test-assert "specialized grad g2, d/dy = finite differences" (close? (fd (lambda (y) (g2 x y)) y) (cadr d))))
+     (let ((d (sg3 x y z)))
+       (test-assert "specialized grad g3, d/dz = finite differences" (close? (fd (lambda (z) (g3 x y z)) z) (caddr d))))))
+ '((1.0 2.0 3.0) (0.5 -1.5 2.0) (2 1 3)))
+(test "exact arguments, exact gradient" '(6 4) ((specialize (grad (lambda (x y) (* x x y)))) 2 3/2))
+
 ;; closures the transformed code makes and hands to procedures the evaluator does not unfold
 ;; (map over a list of unknown length): the request falls back rather than let a materialized
 ;; closure's cotangent be indexed by the wrong layout
