@@ -129,6 +129,8 @@ const MetaCommand kMetaCommands[] = {
     {"optimize", "", MetaArg::kExpr, "EXPR", "print EXPR's core IR after the optimizer", &Repl::cmd_optimize},
     {"residual", "", MetaArg::kExpr, "EXPR", "pretty-print the residual code of a specialized procedure",
      &Repl::cmd_residual},
+    {"explain", "", MetaArg::kExpr, "EXPR",
+     "what specialize generalized or gave up for a specialized procedure, where and why", &Repl::cmd_explain},
     {"disasm", "", MetaArg::kExpr, "PROC", "compile PROC to machine code if needed and list it", &Repl::cmd_disasm},
     {"describe", "d", MetaArg::kText, "NAME", "what NAME is: kind, arity, parameters, location, documentation",
      &Repl::cmd_describe},

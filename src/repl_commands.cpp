@@ -97,6 +97,9 @@ void Repl::print_ir(std::string_view code, std::string_view pass) {
 void Repl::cmd_ir(std::string_view expr) { print_ir(expr, "expand"); }
 void Repl::cmd_optimize(std::string_view expr) { print_ir(expr, "all"); }
 void Repl::cmd_residual(std::string_view expr) { evaluate("(print-residual " + std::string(expr) + ")"); }
+void Repl::cmd_explain(std::string_view expr) {
+  evaluate("(specialize-explain " + std::string(expr) + " (current-output-port))");
+}
 
 // Machine code of a procedure (compiled first if it was not yet), as asmjit lists it.
 void Repl::cmd_disasm(std::string_view expr) {

@@ -94,6 +94,7 @@ class Repl {
   void cmd_ir(std::string_view expr);
   void cmd_optimize(std::string_view expr);
   void cmd_residual(std::string_view expr);
+  void cmd_explain(std::string_view expr);
   void cmd_disasm(std::string_view expr);
   // repl_debug.cpp
   void cmd_bt(std::string_view);

@@ -63,6 +63,24 @@ constexpr int kMaxRecoveries = 4;
 constexpr int kRecursionScanClosures = 64;
 constexpr size_t kDynUnfoldBodyLimit = 120;
 
+// ---- per-request options ------------------------------------------------------------------------
+// (specialize* f fixed options) may change some limits for one request (api.cpp parses the alist;
+// lib/pe/README.md, "Options"). The defaults are the constants above. Requests that differ in
+// their options are cached apart.
+enum class WhistleMode : uint8_t {
+  kEmbedding,  // homeomorphic embedding of keys, and accumulators (the default)
+  kOff,        // neither: only the backstops (kMaxPendingVariants, the budgets) stop a chain
+  kStrict,     // any pending variant of the same procedure clause blows: at most one variant per
+               // program point is pending, so each chain is generalized at its second step
+};
+struct Options {
+  int64_t effort = kEffortLimit;
+  int64_t residual_size = kResidualSizeLimit;
+  uint64_t static_steps = kStaticRunSteps;  // per static run (the request's total stays)
+  WhistleMode whistle = WhistleMode::kEmbedding;
+  bool operator==(const Options&) const = default;
+};
+
 // Fold size limits: ir/limits.hpp (kMaxFoldStringChars, kMaxFoldIntegerBits, kMaxFoldElements),
 // shared with fold-constants through one checker, within_fold_limits.
 

@@ -27,6 +27,7 @@
 #pragma once
 
 #include <list>
+#include <string>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -37,6 +38,7 @@
 #include "ir/let_list.hpp"
 #include "ir/util.hpp"
 #include "vm/proto.hpp"
+#include "pe/budgets.hpp"
 
 namespace quasi {
 struct Vm;
@@ -154,6 +156,7 @@ struct PeState {
   Stats stats;
   bool tables_ready = false;
   Value guard_prim = kFalse;  // %specialization-valid?
+  Value dynamic_prim = kFalse;  // (dynamic x): the annotation that makes x's value dynamic
   Value apply_prim = kFalse;  // apply (for fallbacks with rest arguments)
   Value cons_prim = kFalse;   // cons and vector: how partially static objects are materialized
   Value vector_prim = kFalse;
@@ -192,6 +195,8 @@ struct SpecRecord {
   Value result;          // the specialized procedure
   Value residual;        // the residual code as a datum (without the validity guard)
   Value token;           // Box: #t while valid
+  Value explanation = kNil;  // (specialize-explain p): a list of alists, one per Note
+  Options options;       // the request's options (budgets.hpp)
   gc_vector<Value> deps; // GlobalCells the residual code assumed
   bool valid = true;
   size_t weight = 0;     // residual IR nodes + kCachedEntryNodes: its share of the cache budget
@@ -215,6 +220,22 @@ void build_fact_table(PeState& st, Environment* core);
 // cell (imported cells cannot be assigned, so the name always means it), so it prints as `+`
 // and compiles to the inlined builtin; any other value as itself.
 Node* const_code(PeState& st, Value v);
+
+// One thing a request generalized, left residual or gave up, for (specialize-explain p)
+// (lib/pe/README.md, "Explaining a request"). Notes with the same action, reason, procedure and
+// detail are counted, not repeated.
+struct Note {
+  Value action = kFalse;     // generalized | residualized | gave-up
+  Value reason = kFalse;     // whistle, accumulator, variants, depth, key-size, ...
+  Value procedure = kFalse;  // the procedure's name (a symbol) or #f
+  SrcLoc loc;                // where that procedure is defined, when known
+  std::string detail;
+  int64_t count = 1;
+};
+using NoteList = std::vector<Note, traceable_allocator<Note>>;
+// At most this many distinct notes per request (the rest are counted in the last one).
+constexpr size_t kMaxNotes = 64;
+void add_note(NoteList& notes, Note n);
 
 // A specialized helper procedure: letrec-bound around the residual procedure's clauses.
 struct Helper {

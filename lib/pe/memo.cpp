@@ -267,6 +267,11 @@ bool Specializer::build_key(const Callee& c, size_t clause, gc_vector<PVal*>& sl
       }
       slots[s] = generalize(slots[s]);
       encode(slots[s], kb);
+      std::vector<bool> which(slots.size(), false);
+      which[s] = true;
+      note("generalized", "key-size", c.lam,
+           slot_names(c.lam, clause, c.runtime.is_true(), which) + " made dynamic: its static part is larger than " +
+               std::to_string(kMaxKeyItems) + " key items");
     }
   }
   kb.hash = hash_key(kb.items, c.lam, clause, c.runtime);
@@ -627,6 +632,8 @@ PVal* Specializer::specialize_call(const Callee& c, size_t clause, gc_vector<PVa
   for (;;) {
     KeyBuild kb;
     if (!build_key(c, clause, slots, kb)) {
+      note("residualized", "set!-closure", c.lam,
+           "called as it is, not specialized: an argument closes over a set! variable");
       // Not expressible as a helper (a closure over a set! variable): call the procedure itself.
       Node* fn = c.runtime.is_true() ? k_const(c.runtime) : lift(c.closure);
       gc_vector<PVal*> rest(slots.begin() + nfree, slots.end());
@@ -648,6 +655,8 @@ PVal* Specializer::specialize_call(const Callee& c, size_t clause, gc_vector<PVa
       bool all_dynamic = true;
       for (const KeyItem& it : kb.items) all_dynamic = all_dynamic && it.tag == KeyItem::kHole;
       if (count >= kMaxVariantsPerClause && !all_dynamic) {
+        note("generalized", "variants", c.lam,
+             "every argument made dynamic: more than " + std::to_string(kMaxVariantsPerClause) + " variants");
         for (PVal*& s : slots) s = generalize(s);
         continue;
       }
@@ -658,6 +667,7 @@ PVal* Specializer::specialize_call(const Callee& c, size_t clause, gc_vector<PVa
       // the pending variant is restarted with those slots dynamic.
       bool local = false;
       for (Entry* p : pending_) {
+        if (options_.whistle == WhistleMode::kOff) break;
         if (p->lam != c.lam || p->clause != clause) continue;
         Restart r{p, std::vector<bool>(slots.size(), false)};
         std::vector<bool> here(slots.size(), false);
@@ -682,7 +692,12 @@ PVal* Specializer::specialize_call(const Callee& c, size_t clause, gc_vector<PVa
           }
         }
         if (!ok) continue;
-        if (any_restart) throw r;
+        if (any_restart) {
+          note("generalized", "accumulator", p->lam,
+               slot_names(p->lam, p->clause, p->runtime.is_true(), r.slots) +
+                   " made dynamic: only passed along, no static decision depends on it");
+          throw r;
+        }
         bool any_here = false;
         for (size_t s = 0; s < slots.size(); s++)
           if (here[s] && slots[s]->kind != PKind::Dyn) {
@@ -690,6 +705,9 @@ PVal* Specializer::specialize_call(const Callee& c, size_t clause, gc_vector<PVa
             any_here = true;
           }
         if (any_here) {
+          note("generalized", "accumulator", c.lam,
+               slot_names(c.lam, clause, c.runtime.is_true(), here) +
+                   " made dynamic at a call: the variant being built has it dynamic");
           local = true;
           break;
         }
@@ -705,7 +723,10 @@ PVal* Specializer::specialize_call(const Callee& c, size_t clause, gc_vector<PVa
         if (p->lam == c.lam && p->clause == clause) {
           if (!oldest) oldest = p;
           nested++;
-          if (!embedded && key_embedded(p->key, p->slot_start, kb.items, kb.slot_start, arity)) embedded = p;
+          if (embedded || options_.whistle == WhistleMode::kOff) continue;
+          if (options_.whistle == WhistleMode::kStrict ||
+              key_embedded(p->key, p->slot_start, kb.items, kb.slot_start, arity))
+            embedded = p;
         }
       // The oldest pending variant is restarted (not the embedded one): generalizing where the
       // chain started keeps the static prefix that led to it from being peeled into helpers.
@@ -746,6 +767,7 @@ PVal* Specializer::specialize_call(const Callee& c, size_t clause, gc_vector<PVa
         // older variant is generalized for it.
         std::vector<size_t> n_end;
         subtree_ends(kb.items, n_end, arity);
+        std::vector<bool> at_call(slots.size(), false);
         auto generalize_call_to = [&](Entry* v) {
           std::vector<size_t> v_end;
           subtree_ends(v->key, v_end, arity);
@@ -771,12 +793,18 @@ PVal* Specializer::specialize_call(const Callee& c, size_t clause, gc_vector<PVa
             mine.clear();
             differing_parts(kb.items, b0, n_end, v->key, a0, v_end, mine);
             if (mine.size() == 1 && mine[0] == b0) mine.clear();
-            if (!mine.empty() && generalize_parts(slots, kb, mine)) changed = true;
-            else changed = generalize_slot(slots, kb, s) || changed;
+            bool here = (!mine.empty() && generalize_parts(slots, kb, mine)) || generalize_slot(slots, kb, s);
+            at_call[s] = at_call[s] || here;
+            changed = changed || here;
           }
           return changed;
         };
-        if (generalize_call_to(embedded) || generalize_call_to(target)) continue;
+        if (generalize_call_to(embedded) || generalize_call_to(target)) {
+          note("generalized", "whistle", c.lam,
+               slot_names(c.lam, clause, c.runtime.is_true(), at_call) +
+                   " made dynamic at a call (what differs): a more general variant is being built");
+          continue;
+        }
         Restart r{target, std::vector<bool>(slots.size(), false)};
         r.parts.resize(slots.size());
         std::vector<size_t> t_end;
@@ -792,6 +820,9 @@ PVal* Specializer::specialize_call(const Callee& c, size_t clause, gc_vector<PVa
           if (r.parts[s].size() == 1 && r.parts[s][0] == a0) r.parts[s].clear();  // the whole slot
         }
         if (!any) r.slots.assign(slots.size(), true);
+        note("generalized", "whistle", target->lam,
+             slot_names(target->lam, target->clause, target->runtime.is_true(), r.slots) +
+                 " generalized: a static value grows (an earlier variant embeds in a later one)");
         throw r;
       }
       if (nested >= kMaxPendingVariants) {
@@ -808,6 +839,9 @@ PVal* Specializer::specialize_call(const Callee& c, size_t clause, gc_vector<PVa
           }
         }
         if (!any) r.slots.assign(slots.size(), true);
+        note("generalized", "depth", oldest->lam,
+             slot_names(oldest->lam, oldest->clause, oldest->runtime.is_true(), r.slots) + " generalized: " +
+                 std::to_string(kMaxPendingVariants) + " nested variants");
         throw r;
       }
       Entry* created = nullptr;

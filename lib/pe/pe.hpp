@@ -7,6 +7,7 @@
 //                                 returns the same procedure object while it is valid.
 //   residual_of(st, p)            the residual code of a procedure `specialize` made, as a datum.
 //   stats_alist(st)               counters: specializations, cache hits, budget exhaustions, ...
+//   explanation_of(st, p)         what the request generalized or gave up, where and why.
 //
 // Invariant: a specialized procedure always computes what f computes on the same arguments
 // (values, errors, effects in the same order and number). If a user global the residual code
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "core/object.hpp"
+#include "pe/budgets.hpp"
 
 namespace quasi {
 struct Vm;
@@ -33,8 +35,12 @@ PeState* make_state();
 
 // `fixed` is sorted by position; `who` names the Scheme procedure in error messages.
 Value specialize(Vm& vm, PeState& st, Value proc, const std::vector<std::pair<int64_t, Value>>& fixed,
-                 const char* who);
+                 const char* who, const Options& options = Options{});
 Value residual_of(PeState& st, Value proc, const char* who);
+// What the request that made `proc` generalized, left residual or gave up: a list of alists
+// ((action . a) (reason . r) (procedure . name) (location . "file:line:col") (detail . "...")
+// (count . n)), oldest first.
+Value explanation_of(PeState& st, Value proc, const char* who);
 Value stats_alist(PeState& st);
 
 }  // namespace quasi::pe

@@ -182,8 +182,14 @@ bool same_static(Value a, Value b) {
   return fa ? equal(a, b) : eqv(a, b);
 }
 
-uint64_t request_hash(Value proc, const std::vector<std::pair<int64_t, Value>>& fixed) {
+uint64_t request_hash(Value proc, const std::vector<std::pair<int64_t, Value>>& fixed, const Options& o) {
   uint64_t h = eqv_hash(proc);
+  if (!(o == Options{})) {
+    h = mix(h, uint64_t(o.effort));
+    h = mix(h, uint64_t(o.residual_size));
+    h = mix(h, o.static_steps);
+    h = mix(h, uint64_t(o.whistle));
+  }
   for (auto& [pos, v] : fixed) {
     h = mix(h, uint64_t(pos));
     h = mix(h, is_frozen_deep(v, nullptr) ? equal_hash(v) : eqv_hash(v));
@@ -191,11 +197,13 @@ uint64_t request_hash(Value proc, const std::vector<std::pair<int64_t, Value>>& 
   return h;
 }
 
-SpecRecord* cached(PeState& st, uint64_t hash, Value proc, const std::vector<std::pair<int64_t, Value>>& fixed) {
+SpecRecord* cached(PeState& st, uint64_t hash, Value proc, const std::vector<std::pair<int64_t, Value>>& fixed,
+                   const Options& options) {
   auto range = st.cache.equal_range(hash);
   for (auto it = range.first; it != range.second; ++it) {
     SpecRecord* r = it->second;
     if (!r->valid || r->proc != proc || list_length(r->fixed) != int64_t(fixed.size())) continue;
+    if (!(r->options == options)) continue;
     bool same = true;
     Value l = r->fixed;
     for (auto& [pos, v] : fixed) {
@@ -435,6 +443,22 @@ bool same_clauses(LambdaNode* after, LambdaNode* before) {
   return true;
 }
 
+// The explanation datum: one alist per note.
+Value notes_datum(const NoteList& notes) {
+  Value out = kNil;
+  for (size_t i = notes.size(); i-- > 0;) {
+    const Note& n = notes[i];
+    std::string where = n.loc.to_string();
+    Value entry = list({cons(intern("action"), n.action), cons(intern("reason"), n.reason),
+                        cons(intern("procedure"), n.procedure),
+                        cons(intern("location"), where.empty() ? kFalse : make_string_utf8(where)),
+                        cons(intern("detail"), make_string_utf8(n.detail)),
+                        cons(intern("count"), make_fixnum(n.count))});
+    out = cons(entry, out);
+  }
+  return out;
+}
+
 // Specialized helpers left in the residual code: the procedures of its letrec groups.
 int64_t count_helpers(Node* top) {
   int64_t n = 0;
@@ -450,12 +474,12 @@ int64_t count_helpers(Node* top) {
 PeState* make_state() { return gc_new<PeState>(); }
 
 Value specialize(Vm& vm, PeState& st, Value proc, const std::vector<std::pair<int64_t, Value>>& fixed,
-                 const char* who) {
+                 const char* who, const Options& options) {
   if (!is_procedure(proc)) type_error(who, "a procedure", proc);
   if (!st.tables_ready) build_fact_table(st, vm.core_env);
-  uint64_t hash = request_hash(proc, fixed);
+  uint64_t hash = request_hash(proc, fixed, options);
   st.cache_clock++;
-  if (SpecRecord* r = cached(st, hash, proc, fixed)) {
+  if (SpecRecord* r = cached(st, hash, proc, fixed, options)) {
     st.stats.cache_hits++;
     r->last_use = st.cache_clock;
     return r->result;
@@ -491,21 +515,42 @@ Value specialize(Vm& vm, PeState& st, Value proc, const std::vector<std::pair<in
   gc_vector<Value> deps;
   gc_vector<Helper> helpers;
   bool trivial = false;
+  NoteList notes;
+  auto gave_up = [&](const char* reason, std::string detail) {
+    Note n;
+    n.action = intern("gave-up");
+    n.reason = intern(reason);
+    n.procedure = name;
+    if (is_closure(proc) && proc.as<Closure>()->proto->source) n.loc = proc.as<Closure>()->proto->source->loc;
+    n.detail = std::move(detail);
+    add_note(notes, std::move(n));
+  };
   {
-    Specializer sp(vm, st);
+    Specializer sp(vm, st, options);
     try {
       for (Planned& p : plans) p.residual->body = p.plan ? sp.run_clause(*p.plan, deps) : shown_fallback(p, deps);
       sp.collect_helpers(helpers);
-    } catch (Exhausted&) {
+    } catch (Exhausted& ex) {
       trivial = true;
       st.stats.budget_exhaustions++;
-    } catch (Bailout&) {
+      notes = sp.notes();
+      gave_up(ex.which == std::string("effort")          ? "effort"
+              : ex.which == std::string("residual size") ? "residual-size"
+              : ex.which == std::string("stack depth")   ? "stack-depth"
+                                                         : "unfold-depth",
+              std::string("out of ") + ex.which + ": the residual calls the procedure itself");
+    } catch (Bailout& b) {
       trivial = true;
       st.stats.fallbacks++;
+      notes = sp.notes();
+      gave_up("not-modelled", std::string(b.why) + ": the residual calls the procedure itself");
     } catch (Restart&) {
       trivial = true;  // cannot happen: every restart has a target on the stack
       st.stats.fallbacks++;
+      notes = sp.notes();
+      gave_up("not-modelled", "internal: a restart without a target");
     }
+    if (!trivial) notes = sp.notes();
   }
   // The compiler walks the residual code recursively: code nested deeper than the toolkit's walks
   // go (kMaxPassDepth, or what is left of the C stack) is not made.
@@ -515,6 +560,7 @@ Value specialize(Vm& vm, PeState& st, Value proc, const std::vector<std::pair<in
     if (!shallow) {
       trivial = true;
       st.stats.budget_exhaustions++;
+      gave_up("depth", "the residual code is nested too deeply to compile: the residual calls the procedure itself");
     }
   }
   Node* top = root;
@@ -537,6 +583,7 @@ Value specialize(Vm& vm, PeState& st, Value proc, const std::vector<std::pair<in
   if (!trivial && !verify_ir(top).empty()) {
     trivial = true;
     st.stats.fallbacks++;
+    gave_up("not-modelled", "internal: the residual code broke an IR invariant");
   }
   if (trivial) {
     deps.clear();
@@ -565,6 +612,8 @@ Value specialize(Vm& vm, PeState& st, Value proc, const std::vector<std::pair<in
   rec->residual = display;
   rec->token = make_box(kTrue);
   rec->deps = deps;
+  rec->options = options;
+  rec->explanation = notes_datum(notes);
   if (!deps.empty()) {
     // (if (%specialization-valid? token) body (f static ... dyn ...)): after a global this code
     // assumed changes, the procedure behaves as the original (which sees the new definition).
@@ -603,6 +652,13 @@ Value residual_of(PeState& st, Value proc, const char* who) {
   if (it == st.by_proc.end())
     throw_error(who, "not a procedure made by specialize (or no longer cached)", list({proc}));
   return it->second->residual;
+}
+
+Value explanation_of(PeState& st, Value proc, const char* who) {
+  auto it = st.by_proc.find(proc.bits);
+  if (it == st.by_proc.end())
+    throw_error(who, "not a procedure made by specialize (or no longer cached)", list({proc}));
+  return it->second->explanation;
 }
 
 Value stats_alist(PeState& st) {

@@ -39,12 +39,68 @@ const gc_vector<Var*>& lambda_free_vars(PeState& st, LambdaNode* lam) {
 
 // ---- construction ------------------------------------------------------------------------------
 
-Specializer::Specializer(Vm& vm, PeState& st) : vm_(vm), st_(st), core_(vm.core_env), runner_(vm, st) {}
+Specializer::Specializer(Vm& vm, PeState& st, const Options& options)
+    : vm_(vm), st_(st), options_(options), core_(vm.core_env), runner_(vm, st, options.static_steps) {}
 
 void Specializer::spend(int64_t units) {
   effort_ += units;
-  if (effort_ > kEffortLimit) throw exhausted("effort");
+  if (effort_ > options_.effort) throw exhausted("effort");
   if (stack_exhausted()) throw exhausted("stack depth");
+}
+
+// ---- notes (specialize-explain) ----------------------------------------------------------------
+
+void add_note(NoteList& notes, Note n) {
+  for (Note& m : notes)
+    if (m.action == n.action && m.reason == n.reason && m.procedure == n.procedure && m.detail == n.detail) {
+      m.count += n.count;
+      return;
+    }
+  if (notes.size() >= kMaxNotes) {
+    notes.back().count += n.count;  // the last note stands for the rest
+    return;
+  }
+  notes.push_back(std::move(n));
+}
+
+void Specializer::note(const char* action, const char* reason, LambdaNode* lam, std::string detail) {
+  Note n;
+  n.action = sym(action);
+  n.reason = sym(reason);
+  if (lam) {
+    n.procedure = is_symbol(lam->name) ? lam->name : kFalse;
+    n.loc = lam->loc;
+  }
+  n.detail = std::move(detail);
+  add_note(notes_, std::move(n));
+}
+
+void Specializer::note(const char* action, const char* reason, Value proc, std::string detail) {
+  LambdaNode* lam = is_closure(proc) ? proc.as<Closure>()->proto->source : nullptr;
+  if (lam) return note(action, reason, lam, std::move(detail));
+  Note n;
+  n.action = sym(action);
+  n.reason = sym(reason);
+  std::string name = is_procedure(proc) ? procedure_name(proc) : "";
+  if (!name.empty()) n.procedure = intern(name);
+  n.detail = std::move(detail);
+  add_note(notes_, std::move(n));
+}
+
+std::string Specializer::slot_names(LambdaNode* lam, size_t clause, bool runtime, const std::vector<bool>& which) {
+  std::vector<Value> names;
+  if (!runtime)
+    for (Var* x : lambda_free_vars(st_, lam)) names.push_back(x->name);
+  LambdaClause* cl = lam->clauses[clause];
+  for (Var* p : cl->params) names.push_back(p->name);
+  if (cl->rest) names.push_back(cl->rest->name);
+  std::string out;
+  for (size_t s = 0; s < which.size() && s < names.size(); s++) {
+    if (!which[s]) continue;
+    if (!out.empty()) out += ", ";
+    out += is_symbol(names[s]) ? symbol_name(names[s]) : "?";
+  }
+  return out.empty() ? "arguments" : out;
 }
 
 // Every node visited costs one unit of effort (the functor's dispatch does the rest).
@@ -480,6 +536,8 @@ PVal* Specializer::unfold(const Callee& c, size_t clause, gc_vector<PVal*>& args
   } catch (Exhausted& ex) {
     // The outermost unfolding of the runaway lambda undoes its work and specializes the call.
     if (!outermost || ex.runaway != c.lam || recoveries_ >= kMaxRecoveries) throw;
+    note("residualized", ex.which, c.lam,
+         std::string("a runaway unfolding (out of ") + ex.which + ") was undone: the call is a specialized helper");
     recoveries_++;
     st_.stats.residualized_calls++;
     block_ = saved_block;
@@ -603,7 +661,15 @@ PVal* Specializer::static_result(Value proc, PVal* fn, gc_vector<PVal*>& args, c
   Value out = kFalse;
   st_.stats.static_runs++;
   RunOutcome outcome = runner_.run(proc, argv, &out);
-  if (outcome == RunOutcome::kBudget) st_.stats.residualized_calls++;
+  if (outcome == RunOutcome::kBudget || outcome == RunOutcome::kRaised) {
+    bool budget = outcome == RunOutcome::kBudget;
+    if (budget) st_.stats.residualized_calls++;
+    const char* reason = budget ? "static-run-budget" : "static-run-error";
+    std::string why = budget ? "a call with all arguments static ran out of steps: it runs at run time"
+                             : "a call with all arguments static raises: it is left to raise at run time, if reached";
+    if (fn) note("residualized", reason, fn->lam, why);
+    else note("residualized", reason, proc, why);
+  }
   switch (outcome) {
     case RunOutcome::kValue: {
       // The value depends on the procedures the run called: dependencies, as for a static call.
@@ -662,6 +728,13 @@ PVal* Specializer::prim_call(Value prim, gc_vector<PVal*>& args) {
   if (prim == st_.ad_j_prim && (args.size() != 1 || args[0]->kind != PKind::Static))
     throw Bailout{"automatic differentiation of a procedure the evaluator made"};
   const PrimFacts& facts = p->facts;
+  // (dynamic x): x under a residual variable of its own, so nothing known about it — its
+  // static value, its fields, what tests taught — reaches helper keys or decisions.
+  if (prim == st_.dynamic_prim && args.size() == 1) {
+    PVal* r = make_dyn(emit_bind(lift(args[0]), sym("d")));
+    r->opaque = true;
+    return r;
+  }
   for (PVal*& a : args) a = known(a);
   if (facts.structure != Structure::kNone) {
     PVal* r = structural(facts, prim, args);

@@ -137,7 +137,7 @@ struct ClausePlan {
 // visiting a node in a partial environment yields its partial value and emits residual code.
 class Specializer : public ExprFunctor<PVal*(Node*, PEnv*)> {
  public:
-  Specializer(Vm& vm, PeState& st);
+  Specializer(Vm& vm, PeState& st, const Options& options = Options{});
 
   // The body of one residual clause: the original called on the plan's arguments, specialized.
   // Adds the GlobalCells it assumed to `deps`. Throws Exhausted/Bailout to the caller.
@@ -145,6 +145,11 @@ class Specializer : public ExprFunctor<PVal*(Node*, PEnv*)> {
   // The specialized helpers the clauses call (letrec-bound around them).
   void collect_helpers(gc_vector<Helper>& out);
   int64_t effort() const { return effort_; }
+  // What the run generalized or left residual, and where (specialize-explain).
+  NoteList& notes() { return notes_; }
+  // Records a note about `lam` (or the procedure `where` names, when lam is null).
+  void note(const char* action, const char* reason, LambdaNode* lam, std::string detail);
+  void note(const char* action, const char* reason, Value proc, std::string detail);
 
   // ---- used by structural.cpp ----
   PVal* make_static(Value v);
@@ -156,6 +161,11 @@ class Specializer : public ExprFunctor<PVal*(Node*, PEnv*)> {
  private:
   Vm& vm_;
   PeState& st_;
+  Options options_;
+  NoteList notes_;
+  // The names of slot `s` of a clause's key (its free variables first, for the evaluator's own
+  // closures, then its parameters) — for notes.
+  std::string slot_names(LambdaNode* lam, size_t clause, bool runtime, const std::vector<bool>& which);
   Environment* core_;
   Block* block_ = nullptr;  // where residual code goes
   int dyn_depth_ = 0;       // > 0: under dynamic control in the procedure being built
@@ -260,7 +270,7 @@ class Specializer : public ExprFunctor<PVal*(Node*, PEnv*)> {
   bool may_recurse(const Callee& c);
   bool unfold_under_control(const Callee& c);
   Node* counted(Node* n) {
-    if (++size_ > kResidualSizeLimit) throw exhausted("residual size");
+    if (++size_ > options_.residual_size) throw exhausted("residual size");
     return n;
   }
 

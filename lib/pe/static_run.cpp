@@ -170,7 +170,7 @@ RunOutcome StaticRunner::run(Value proc, const std::vector<Value>& args, Value* 
   if (used_ >= kStaticRunStepsPerRequest) return RunOutcome::kBudget;
   Vm& vm = vm_;
   VmImpl& impl = *vm.impl;
-  uint64_t budget = std::min<uint64_t>(kStaticRunSteps, kStaticRunStepsPerRequest - used_);
+  uint64_t budget = std::min<uint64_t>(steps_per_run_, kStaticRunStepsPerRequest - used_);
   // The run counts its own steps against its own limit; the evaluation around it keeps its
   // count and its limits (a smaller outer step limit, a deadline or an allocation limit that
   // fires inside the run stops the outer evaluation as it would have).

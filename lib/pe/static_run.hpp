@@ -28,7 +28,8 @@ enum class RunOutcome : uint8_t {
 
 class StaticRunner {
  public:
-  StaticRunner(Vm& vm, PeState& st) : vm_(vm), st_(st) {}
+  StaticRunner(Vm& vm, PeState& st, uint64_t steps_per_run = kStaticRunSteps)
+      : vm_(vm), st_(st), steps_per_run_(steps_per_run) {}
 
   // Whether calling `proc` can only compute (see the invariant). `written` are the globals the
   // residual code assigns (never assumed). On success the user globals whose procedures were
@@ -48,6 +49,7 @@ class StaticRunner {
   bool scan(Node* tree, Value proc, const FrozenCache& written, std::vector<uint64_t>& assumed);
   Vm& vm_;
   PeState& st_;
+  uint64_t steps_per_run_;
   uint64_t used_ = 0;
   // Verdicts per closure (bits) for this request: 1 pure, 2 not. Unknown lambdas are scanned.
   std::unordered_map<uint64_t, int> verdict_;

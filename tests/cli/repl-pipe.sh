@@ -138,4 +138,13 @@ run --stdin '(+ 1
 expect_rc "unfinished datum at end of input" 0
 expect_match "unfinished datum at end of input is reported" "$ERR" 'error'
 
+# ,explain: what specialize generalized or gave up (lib/pe/README.md, "Explaining a request").
+run --stdin '(define (acc l r) (if (null? l) r (acc (cdr l) (cons (car l) r))))
+(define p (specialize* acc (quote ((1 . ())))))
+,explain p
+,explain (specialize (lambda (x y) (+ x y)) 1)
+' "$QUASI"
+expect_match ",explain names the procedure, the action and the reason" "$OUT" '^acc .*generalized \(accumulator\) r '
+expect_match ",explain when nothing was generalized" "$OUT" '^nothing generalized or given up'
+
 finish
