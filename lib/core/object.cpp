@@ -2,6 +2,8 @@
 
 #include "core/error.hpp"
 
+#include <algorithm>
+#include <iterator>
 #include <mutex>
 #include <string>
 #include <unordered_map>
@@ -116,29 +118,73 @@ Value new_symbol(std::string_view name, bool interned) {
   return make_ptr(sym);
 }
 
-// Process-wide symbol table, shared by all engines. Symbols are never collected: the table's
-// nodes are traced roots.
+// Process-wide symbol table, shared by all engines. It holds its symbols weakly: a slot keeps the
+// symbol's address hidden (GC_HIDE_POINTER) in memory the collector does not scan, registered as
+// a disappearing link, so the collector zeroes the slot when nothing else reaches the symbol and
+// a host that interns names from untrusted scripts one after another does not grow without bound.
+// A zeroed slot is never written again by the collector, and only intern writes a live one.
 struct SymbolTable {
   std::mutex mu;
-  std::unordered_map<std::string, Value, std::hash<std::string>, std::equal_to<std::string>,
-                     traceable_allocator<std::pair<const std::string, Value>>>
-      map;
+  std::unordered_map<std::string, GC_hidden_pointer> map;
+  size_t prune_at = 1024;  // size at which dead slots are next swept out
 };
 SymbolTable& symbols() {
   static SymbolTable* t = new SymbolTable;
   return *t;
 }
+
+// Reads a slot under the collector's lock: between a collection finding the symbol unreachable
+// and clearing its slot the world runs again, and a plain read in that window would revive a
+// symbol whose memory is about to be reused. Under the lock the read lands either before the
+// collection (the symbol is then on this stack and stays alive) or after the slot was cleared.
+struct SlotRead {
+  const GC_hidden_pointer* slot;
+  void* symbol;
+};
+void* read_slot_locked(void* p) {
+  auto* r = static_cast<SlotRead*>(p);
+  r->symbol = *r->slot ? GC_REVEAL_POINTER(*r->slot) : nullptr;
+  return nullptr;
+}
+
+bool slot_is_dead(const GC_hidden_pointer& slot) { return __atomic_load_n(&slot, __ATOMIC_RELAXED) == 0; }
+
+void prune_dead_symbols(SymbolTable& t) {
+  for (auto it = t.map.begin(); it != t.map.end();) it = slot_is_dead(it->second) ? t.map.erase(it) : std::next(it);
+  t.prune_at = std::max<size_t>(1024, 2 * t.map.size());
+}
 }  // namespace
 
 Value intern(std::string_view name) {
   SymbolTable& t = symbols();
+  {
+    std::lock_guard<std::mutex> lock(t.mu);
+    std::string key(name);
+    auto it = t.map.find(key);
+    if (it != t.map.end()) {
+      SlotRead r{&it->second, nullptr};
+      GC_call_with_alloc_lock(read_slot_locked, &r);
+      if (r.symbol) return make_ptr(r.symbol);
+    } else {
+      if (t.map.size() >= t.prune_at) prune_dead_symbols(t);
+      it = t.map.emplace(std::move(key), 0).first;
+    }
+    // May throw (a memory limit): the slot then stays empty, which reads as a dead symbol.
+    Value sym = new_symbol(name, true);
+    it->second = GC_HIDE_POINTER(sym.obj());
+    if (GC_general_register_disappearing_link(reinterpret_cast<void**>(&it->second), sym.obj()) != GC_NO_MEMORY)
+      return sym;
+    t.map.erase(it);  // an untracked slot could outlive its symbol
+  }
+  // Outside the table's lock: making the condition interns its kind.
+  throw_condition("limit", "string->symbol", "out of memory");
+}
+
+size_t interned_symbol_slots() {
+  SymbolTable& t = symbols();
   std::lock_guard<std::mutex> lock(t.mu);
-  std::string key(name);
-  auto it = t.map.find(key);
-  if (it != t.map.end()) return it->second;
-  Value sym = new_symbol(name, true);
-  t.map.emplace(std::move(key), sym);
-  return sym;
+  prune_dead_symbols(t);
+  return t.map.size();
 }
 
 Value make_uninterned_symbol(std::string_view name) { return new_symbol(name, false); }

@@ -69,6 +69,9 @@ struct Symbol : Object {
 };
 Value intern(std::string_view utf8_name);
 Value make_uninterned_symbol(std::string_view utf8_name);
+// Names in the process-wide symbol table after dead ones are swept out (symbols are collected
+// when unreachable; for tests and diagnostics).
+size_t interned_symbol_slots();
 inline bool is_symbol(Value v) { return has_type(v, Type::Symbol); }
 inline const char* symbol_name(Value v) { return v.as<Symbol>()->utf8; }
 
