@@ -662,14 +662,20 @@ PVal* Specializer::specialize_call(const Callee& c, size_t clause, gc_vector<PVa
       }
       // Accumulators: a pending variant of this clause that differs from this call only in slots
       // its body never decided anything on (a counter passed along, a result being built) —
-      // keeping those static only multiplies variants. Where the pending variant already has the
-      // slot dynamic, this call's value is made dynamic (and the call can reuse it); otherwise
-      // the pending variant is restarted with those slots dynamic.
+      // keeping those static only multiplies variants. Generalization is most specific: only
+      // the parts that differ become dynamic, so a list of a known length whose elements vary
+      // (an interpreter's argument list) keeps its structure and is passed as its elements
+      // (arity raising). Where the pending variant already has holes in every differing part,
+      // this call's parts are made dynamic (and the call can reuse it); otherwise the pending
+      // variant is restarted with its differing parts dynamic.
       bool local = false;
+      auto arity = [this](LambdaNode* l) { return lambda_free_vars(st_, l).size(); };
+      std::vector<size_t> n_end;
       for (Entry* p : pending_) {
         if (options_.whistle == WhistleMode::kOff) break;
         if (p->lam != c.lam || p->clause != clause) continue;
         Restart r{p, std::vector<bool>(slots.size(), false)};
+        r.parts.resize(slots.size());
         std::vector<bool> here(slots.size(), false);
         bool any_restart = false, ok = true;
         for (size_t s = 0; s < slots.size() && ok; s++) {
@@ -683,7 +689,15 @@ PVal* Specializer::specialize_call(const Callee& c, size_t clause, gc_vector<PVa
           // reads, and a later restart needs it (a matcher's text): not an accumulator.
           for (size_t k = a0; k < a1 && ok; k++) ok = p->key[k].tag != KeyItem::kView;
           for (size_t k = b0; k < b1 && ok; k++) ok = kb.items[k].tag != KeyItem::kView;
-          bool p_dynamic = a1 - a0 == 1 && (p->key[a0].tag == KeyItem::kHole || p->key[a0].tag == KeyItem::kSameHole);
+          if (!ok) break;
+          std::vector<size_t> p_end;
+          subtree_ends(p->key, p_end, arity);
+          if (n_end.empty()) subtree_ends(kb.items, n_end, arity);
+          differing_parts(p->key, a0, p_end, kb.items, b0, n_end, r.parts[s]);
+          bool p_dynamic = true;
+          for (uint32_t o : r.parts[s]) p_dynamic = p_dynamic && p->key[o].tag == KeyItem::kHole;
+          if (r.parts[s].empty()) p_dynamic = false;
+          if (r.parts[s].size() == 1 && r.parts[s][0] == a0) r.parts[s].clear();  // the whole slot
           if (p_dynamic) {
             here[s] = true;
           } else {
@@ -695,19 +709,27 @@ PVal* Specializer::specialize_call(const Callee& c, size_t clause, gc_vector<PVa
         if (any_restart) {
           note("generalized", "accumulator", p->lam,
                slot_names(p->lam, p->clause, p->runtime.is_true(), r.slots) +
-                   " made dynamic: only passed along, no static decision depends on it");
+                   " made dynamic (what differs): only passed along, no static decision depends on it");
           throw r;
         }
         bool any_here = false;
-        for (size_t s = 0; s < slots.size(); s++)
-          if (here[s] && slots[s]->kind != PKind::Dyn) {
-            slots[s] = generalize(slots[s]);
-            any_here = true;
-          }
+        std::vector<uint32_t> mine;
+        std::vector<size_t> p_end;
+        for (size_t s = 0; s < slots.size(); s++) {
+          if (!here[s]) continue;
+          size_t a0 = p->slot_start[s];
+          size_t b0 = kb.slot_start[s];
+          if (p_end.empty()) subtree_ends(p->key, p_end, arity);
+          mine.clear();
+          differing_parts(kb.items, b0, n_end, p->key, a0, p_end, mine);
+          if (mine.size() == 1 && mine[0] == b0) mine.clear();
+          if ((!mine.empty() && generalize_parts(slots, kb, mine)) || generalize_slot(slots, kb, s)) any_here = true;
+          else here[s] = false;
+        }
         if (any_here) {
           note("generalized", "accumulator", c.lam,
                slot_names(c.lam, clause, c.runtime.is_true(), here) +
-                   " made dynamic at a call: the variant being built has it dynamic");
+                   " made dynamic at a call (what differs): the variant being built has it dynamic");
           local = true;
           break;
         }
@@ -718,7 +740,6 @@ PVal* Specializer::specialize_call(const Callee& c, size_t clause, gc_vector<PVa
       int nested = 0;
       Entry* oldest = nullptr;
       Entry* embedded = nullptr;
-      auto arity = [this](LambdaNode* l) { return lambda_free_vars(st_, l).size(); };
       for (Entry* p : pending_)
         if (p->lam == c.lam && p->clause == clause) {
           if (!oldest) oldest = p;
@@ -765,8 +786,7 @@ PVal* Specializer::specialize_call(const Callee& c, size_t clause, gc_vector<PVa
         // tried again — it then reuses that variant, or embeds with less structure (each round
         // removes some). The embedded variant is asked first: when it covers this call, no
         // older variant is generalized for it.
-        std::vector<size_t> n_end;
-        subtree_ends(kb.items, n_end, arity);
+        if (n_end.empty()) subtree_ends(kb.items, n_end, arity);
         std::vector<bool> at_call(slots.size(), false);
         auto generalize_call_to = [&](Entry* v) {
           std::vector<size_t> v_end;
