@@ -228,8 +228,8 @@ uint64_t rt_call_primitive(VmImpl* vm, Primitive* pr, int64_t argc, Value* args)
 
 class Emitter {
  public:
-  Emitter(Assembler& a, const Proto* p, const LoweredProc& lp, std::vector<Value>* constants)
-      : a_(a), p_(p), lp_(lp), constants_(constants) {}
+  Emitter(Assembler& a, const Proto* p, const LoweredProc& lp, std::vector<Value>* constants, const JitCode* self)
+      : a_(a), p_(p), lp_(lp), constants_(constants), self_(self) {}
 
   void emit() {
     for (size_t k = 0; k < lp_.steps.size(); k++) position_[lp_.steps[k].index] = k;
@@ -237,6 +237,8 @@ class Emitter {
     for (size_t i = 0; i < labels_.size(); i++)
       if (lp_.label[i]) labels_[i] = a_.newLabel();
     epilogue_ = a_.newLabel();
+    exit_sync_ = a_.newLabel();
+    return_slow_ = a_.newLabel();
     size_t group = 0;
     for (size_t k = 0; k < lp_.steps.size(); k++) {
       const Step& s = lp_.steps[k];
@@ -260,11 +262,16 @@ class Emitter {
       a_.bind(sp.label);
       sp.emit();
     }
+    if (return_used_) emit_return_slow();
     for (auto& [index, label] : exits_) {
       a_.bind(label);
       a_.mov(rax, imm(reinterpret_cast<uint64_t>(p_->code + index)));
-      a_.jmp(epilogue_);
+      a_.jmp(exit_sync_);
     }
+    // Every hand-over from this procedure's own frame writes the VM state machine code keeps
+    // implicit (fp, top, cur_proto) before the interpreter sees it.
+    a_.bind(exit_sync_);
+    sync_vm_state(rcx);
     a_.bind(epilogue_);
     emit_epilogue(a_);
   }
@@ -281,8 +288,12 @@ class Emitter {
   const Proto* p_;
   const LoweredProc& lp_;
   std::vector<Value>* constants_;
+  const JitCode* self_;  // the JitCode this code will belong to (its address is known before)
   std::vector<Label> labels_;
   Label epilogue_;
+  Label exit_sync_;     // writes fp, top and cur_proto, then the epilogue (rax: the pc)
+  Label return_slow_;   // the general half of a return (emit_return_slow)
+  bool return_used_ = false;
   std::vector<std::pair<int32_t, Label>> exits_;
   std::vector<SlowPath> slow_paths_;
   std::map<int32_t, size_t> position_;  // bytecode index -> position in lp_.steps
@@ -403,6 +414,26 @@ class Emitter {
     a_.and_(edx, 7);
     a_.cmp(edx, 2);
     a_.jne(otherwise);
+  }
+
+  // The VM state machine code does not keep up to date while it runs (the lean call protocol):
+  // in this procedure's code fp is (r12 - r13) / 8, top is fp + nregs and cur_proto is this
+  // Proto, all implied. Written before anything outside machine code may look: every hand-over
+  // to the interpreter (exit_sync_) and every call of a primitive (which may call back into
+  // Scheme, raise, or take a backtrace). Clobbers `t`.
+  void sync_vm_state(const Gp& t) {
+    caller_fp(t);
+    a_.mov(qword_ptr(rbx, kVmFp), t);
+    a_.add(t, int32_t(p_->nregs));
+    a_.mov(qword_ptr(rbx, kVmTop), t);
+    a_.mov(t, imm(reinterpret_cast<uint64_t>(p_)));
+    a_.mov(qword_ptr(rbx, kVmCurProto), t);
+  }
+  // t = this frame's fp (an index into the VM stack), from r12.
+  void caller_fp(const Gp& t) {
+    a_.mov(t, r12);
+    a_.sub(t, r13);
+    a_.sar(t, 3);
   }
 
   // A poll point: one decrement; at zero the interpreter polls (and counts again).
@@ -1110,6 +1141,7 @@ class Emitter {
     a_.cmp(ecx, int32_t(s.b));
     a_.jl(exit);
     a_.bind(arity_ok);
+    sync_vm_state(rcx);
     a_.mov(rcx, imm(reinterpret_cast<uint64_t>(p_->code + s.index)));
     a_.mov(qword_ptr(rbx, kVmErrorPc), rcx);
     a_.mov(rdi, rbx);
@@ -1136,17 +1168,98 @@ class Emitter {
       a_.jmp(after);
     }});
     if (Value prim = known_primitive(s); prim.bits != 0) inline_primitive(s, prim, false);
+    if (Value callee = known_closure(s); callee.bits != 0) known_call(s, callee);
     check_compiled_callee(s, exit, primitive);
     // Room for the callee's frame and one more VM frame (the interpreter's limits).
     a_.movsxd(rcx, dword_ptr(rsi, kProtoNregs));
-    a_.mov(rdi, qword_ptr(rbx, kVmFp));
-    a_.lea(r8, ptr(rdi, int32_t(s.a)));  // the callee's fp
-    a_.lea(r9, ptr(r8, rcx, 0, 1));      // its top + 1
+    caller_fp(rdi);
+    a_.lea(r9, ptr(rdi, rcx, 0, int32_t(s.a) + 1));  // the callee's top + 1
+    push_call_frame(s, exit);
+    machine_call(s, [this] { a_.jmp(qword_ptr(rdx, kJitEntry0)); }, [this] { a_.call(qword_ptr(rdx, kJitEntry0)); });
+  }
+
+  // A call whose callee was loaded, in this basic block, from a global (or constant) that held a
+  // compiled closure of matching fixed arity when this code was made: while R[a] is still that
+  // very closure and its code is still the code it had (a redefinition in a mutable environment
+  // drops machine code, engine/redefinition.cpp), the call skips the callee checks, knows the
+  // callee's frame size, and a self call is a direct `call` to this code's start. Falls through
+  // to the general call when the guard fails.
+  void known_call(const Step& s, Value callee) {
+    Proto* q = callee.as<Closure>()->proto;
+    bool self = q == p_;
+    Label general = a_.newLabel();
+    Label exit = exit_label(s.index);
+    known_guard(s, callee, general);
+    caller_fp(rdi);
+    a_.lea(r9, ptr(rdi, int32_t(s.a) + q->nregs + 1));  // the callee's top + 1
+    push_call_frame(s, exit);
+    if (self) machine_call(s, [this] { a_.jmp(labels_[0]); }, [this] { a_.call(labels_[0]); });
+    else machine_call(s, [this] { a_.jmp(qword_ptr(rdx, kJitEntry0)); }, [this] { a_.call(qword_ptr(rdx, kJitEntry0)); });
+    a_.bind(general);
+  }
+
+  // Jumps to `general` unless R[a] is still `callee` and its Proto's machine code is still this
+  // code (a self call) or some code (another procedure); leaves rdx = that Proto's JitCode.
+  void known_guard(const Step& s, Value callee, const Label& general) {
+    Proto* q = callee.as<Closure>()->proto;
+    a_.mov(rax, R(s.a));
+    load_constant(rcx, callee);
+    a_.cmp(rax, rcx);
+    a_.jne(general);
+    a_.mov(rcx, imm(reinterpret_cast<uint64_t>(q)));
+    a_.mov(rdx, qword_ptr(rcx, kProtoJit));
+    if (q == p_) {
+      a_.mov(rcx, imm(reinterpret_cast<uint64_t>(self_)));
+      a_.cmp(rdx, rcx);
+      a_.jne(general);
+    } else {
+      a_.test(rdx, rdx);
+      a_.jz(general);
+    }
+  }
+
+  // A tail call of a known callee (known_call's guard): a self tail call reuses this frame as it
+  // is (same size: no stack check) and jumps to this code's start; another procedure's checks
+  // only its known frame size.
+  void known_tail_call(const Step& s, Value callee) {
+    Proto* q = callee.as<Closure>()->proto;
+    Label general = a_.newLabel();
+    known_guard(s, callee, general);
+    if (q != p_) {
+      caller_fp(rdi);
+      a_.lea(r9, ptr(rdi, q->nregs + 1));
+      check_stack_room(exit_label(s.index));
+    }
+    for (int k = 0; k <= s.b; k++) {  // forward copy: a >= 1
+      a_.mov(r8, R(s.a + k));
+      a_.mov(R(k), r8);
+    }
+    if (q == p_) a_.jmp(labels_[0]);
+    else a_.jmp(qword_ptr(rdx, kJitEntry0));
+    a_.bind(general);
+  }
+
+  // The closure R[a] was loaded with just before this call when it is a known callee for
+  // known_call (its code compiled, or this very code), else 0.
+  Value known_closure(const Step& s) {
+    Value v = loaded_value(s, true);
+    if (v.bits == 0 || !is_closure(v)) return Value{0};
+    Proto* q = v.as<Closure>()->proto;
+    if (q->nparams != int32_t(s.b) || q->has_rest) return Value{0};
+    if (q != p_ && (!q->jit || q->jit_state != kJitDone)) return Value{0};
+    if (q == p_ && !self_) return Value{0};
+    return v;
+  }
+
+  // With rdi = this frame's fp and r9 = the callee's top + 1: checks the VM's frame and stack
+  // limits (to the interpreter, which raises the Scheme error) and pushes the return frame
+  // Frame{pc + 1, fp, fp + nregs, a, this Proto}; leaves r10 = the frame's address. The VM's
+  // fp, top and cur_proto are not written: the callee's code implies its own (sync_vm_state).
+  void push_call_frame(const Step& s, const Label& exit) {
     a_.mov(r10, qword_ptr(rbx, kVmNframes));
     a_.cmp(r10, qword_ptr(rbx, kVmFramesSoftLimit));
     a_.jge(exit);
     check_stack_room(exit);
-    // Push the return frame: Frame{pc + 1, fp, top, a, cur_proto}.
     a_.lea(r11, ptr(r10, 1));
     a_.mov(qword_ptr(rbx, kVmNframes), r11);
     a_.imul(r10, r10, kFrameSize);
@@ -1154,48 +1267,47 @@ class Emitter {
     a_.mov(r11, imm(reinterpret_cast<uint64_t>(p_->code + s.index + 1)));
     a_.mov(qword_ptr(r10, kFramePc), r11);
     a_.mov(qword_ptr(r10, kFrameFp), rdi);
-    a_.mov(r11, qword_ptr(rbx, kVmTop));
+    a_.lea(r11, ptr(rdi, int32_t(p_->nregs)));
     a_.mov(qword_ptr(r10, kFrameTop), r11);
     a_.mov(qword_ptr(r10, kFrameDst), int32_t(s.a));
     a_.mov(r11, imm(reinterpret_cast<uint64_t>(p_)));
     a_.mov(qword_ptr(r10, kFrameProto), r11);
-    // A machine call while the run's machine stack is small, else a jump.
-    Label deep = a_.newLabel(), session_set = a_.newLabel();
-    a_.xor_(r11d, r11d);
-    a_.lea(rax, ptr(r15, -kMaxNativeStackBytes));
-    a_.cmp(rsp, rax);
-    a_.jb(session_set);
-    a_.mov(r11, r14);
-    a_.bind(session_set);
-    a_.mov(qword_ptr(r10, kFrameSession), r11);
-    // Switch to the callee.
-    a_.mov(qword_ptr(rbx, kVmFp), r8);
-    a_.lea(r9, ptr(r8, rcx));
-    a_.mov(qword_ptr(rbx, kVmTop), r9);
-    a_.mov(qword_ptr(rbx, kVmCurProto), rsi);
-    a_.lea(r12, ptr(r12, int32_t(s.a) * 8));
-    a_.test(r11, r11);
-    a_.jz(deep);
-    a_.sub(rsp, 8);  // keeps rsp 16-byte aligned in the callee
-    a_.call(qword_ptr(rdx, kJitEntry0));
-    a_.add(rsp, 8);
-    a_.jmp(labels_[size_t(s.index + 1)]);  // the callee's `ret` lands here, state restored
-    a_.bind(deep);
-    a_.jmp(qword_ptr(rdx, kJitEntry0));
   }
 
-  // The builtin primitive R[a] was loaded with just before this call (a constant, or the value
-  // its global cell holds now), when its PrimFacts carry a JIT recipe for this call's number of
-  // arguments; else 0. Only primitives installed from a table row have facts (primitives made at
-  // run time, such as record accessors and C++ lambdas, have none).
-  Value known_primitive(const Step& s) {
-    if (s.b != 1 && s.b != 2) return Value{0};
+  // Enters the callee with the frame at r10 pushed: a machine `call` while the run's machine
+  // stack is small (the frame records this run's session, so the callee's return may `ret`),
+  // else a jump (session 0: the return goes through the entries table). After the `ret`, r12 is
+  // this frame's again (the callee's frame starts at R[a]) and the result is in rax.
+  void machine_call(const Step& s, const std::function<void()>& jump, const std::function<void()>& call_insn) {
+    Label deep = a_.newLabel();
+    a_.lea(rax, ptr(r15, -kMaxNativeStackBytes));
+    a_.cmp(rsp, rax);
+    a_.jb(deep);
+    a_.mov(qword_ptr(r10, kFrameSession), r14);
+    a_.lea(r12, ptr(r12, int32_t(s.a) * 8));
+    a_.sub(rsp, 8);  // keeps rsp 16-byte aligned in the callee
+    call_insn();
+    a_.add(rsp, 8);
+    a_.lea(r12, ptr(r12, -int32_t(s.a) * 8));
+    a_.mov(R(s.a), rax);
+    a_.jmp(labels_[size_t(s.index + 1)]);
+    a_.bind(deep);
+    a_.mov(qword_ptr(r10, kFrameSession), 0);
+    a_.lea(r12, ptr(r12, int32_t(s.a) * 8));
+    jump();
+  }
+
+  // The value R[a] was loaded with just before the call at s, within its basic block: the
+  // constant, or the value the global's cell holds now; 0 if not known. With `across_labels`
+  // the search goes on past labels (a return point after a call, a branch target): a guess,
+  // for code that checks the value it assumes (known_call).
+  Value loaded_value(const Step& s, bool across_labels = false) {
     auto it = position_.find(s.index);
     if (it == position_.end()) return Value{0};
     // The step that last wrote R[a], within the basic block (argument set-up comes between).
     const Step* prev = nullptr;
     for (size_t k = it->second; k-- > 0;) {
-      if (lp_.label[size_t(lp_.steps[k + 1].index)]) break;
+      if (!across_labels && lp_.label[size_t(lp_.steps[k + 1].index)]) break;
       const Step& before = lp_.steps[k];
       if ((before.op == Op::kCall || before.op == Op::kTailCall) && before.a < s.a) break;  // clobbers R[a]
       if (register_use(p_, before).write == s.a) {
@@ -1204,13 +1316,22 @@ class Emitter {
       }
     }
     if (!prev || (prev->op != Op::kGlobalRef && prev->op != Op::kConst)) return Value{0};
-    const Step& step = *prev;
-    Value v = p_->consts[step.b];  // the optimizer's constant primitive, or the global's cell
-    if (step.op == Op::kGlobalRef) {
+    Value v = p_->consts[prev->b];  // the optimizer's constant, or the global's cell
+    if (prev->op == Op::kGlobalRef) {
       if (!has_type(v, Type::GlobalCell)) return Value{0};
       v = v.as<GlobalCell>()->value;
     }
-    if (!is_primitive(v)) return Value{0};
+    return v;
+  }
+
+  // The builtin primitive R[a] was loaded with just before this call (a constant, or the value
+  // its global cell holds now), when its PrimFacts carry a JIT recipe for this call's number of
+  // arguments; else 0. Only primitives installed from a table row have facts (primitives made at
+  // run time, such as record accessors and C++ lambdas, have none).
+  Value known_primitive(const Step& s) {
+    if (s.b != 1 && s.b != 2) return Value{0};
+    Value v = loaded_value(s);
+    if (v.bits == 0 || !is_primitive(v)) return Value{0};
     const Primitive* pr = v.as<Primitive>();
     if (!(pr->flags & kPure) || pr->facts.jit == JitRecipe::kNone) return Value{0};
     return recipe_argc(pr->facts.jit) != s.b ? Value{0} : v;
@@ -1314,9 +1435,10 @@ class Emitter {
       emit_return();
     }});
     if (Value prim = known_primitive(s); prim.bits != 0) inline_primitive(s, prim, true);
+    if (Value callee = known_closure(s); callee.bits != 0) known_tail_call(s, callee);
     check_compiled_callee(s, exit, primitive);
     a_.movsxd(rcx, dword_ptr(rsi, kProtoNregs));
-    a_.mov(rdi, qword_ptr(rbx, kVmFp));
+    caller_fp(rdi);
     a_.lea(r9, ptr(rdi, rcx, 0, 1));
     check_stack_room(exit);
     // The arguments move down to R[0..argc]: a forward copy is safe (a >= 1).
@@ -1324,9 +1446,6 @@ class Emitter {
       a_.mov(r8, R(s.a + k));
       a_.mov(R(k), r8);
     }
-    a_.lea(r9, ptr(rdi, rcx));
-    a_.mov(qword_ptr(rbx, kVmTop), r9);
-    a_.mov(qword_ptr(rbx, kVmCurProto), rsi);
     // A self tail call is a jump within this code.
     Label other = a_.newLabel();
     a_.mov(r8, imm(reinterpret_cast<uint64_t>(p_)));
@@ -1351,14 +1470,30 @@ class Emitter {
     a_.bind(ok);
   }
 
+  // The fast half of a return, at every return site: pops the VM frame and, when this run's
+  // machine `call` pushed it (Frame::session), `ret`s with the value in rax; the caller restores
+  // its r12 and stores the value (machine_call). Nothing else is written: the VM's fp, top and
+  // cur_proto are implied by the caller's code (sync_vm_state), and the JIT cannot have been
+  // turned off in this run (whatever can turn it off leaves the run). Else return_slow_.
   void emit_return() {
-    Label barrier = a_.newLabel(), interpreted = a_.newLabel();
+    return_used_ = true;
     a_.mov(rcx, qword_ptr(rbx, kVmNframes));
     a_.sub(rcx, 1);
     a_.mov(qword_ptr(rbx, kVmNframes), rcx);
     a_.mov(r9, rcx);  // the popped frame's index, for lower_shared_mark
     a_.imul(rcx, rcx, kFrameSize);
     a_.add(rcx, qword_ptr(rbx, kVmFrames));
+    a_.cmp(qword_ptr(rcx, kFrameSession), r14);
+    a_.jne(return_slow_);
+    a_.ret();  // to the caller's machine call, in this run
+  }
+
+  // The general half (rax = the value, rcx = the popped frame, r9 = its index): restores the VM
+  // state from the frame, and jumps to the caller's machine code at the return point, or hands
+  // the caller's pc to the interpreter, or ends the run at a barrier.
+  void emit_return_slow() {
+    Label barrier = a_.newLabel(), interpreted = a_.newLabel();
+    a_.bind(return_slow_);
     a_.mov(rdx, qword_ptr(rcx, kFrameFp));
     a_.mov(qword_ptr(rbx, kVmFp), rdx);
     a_.mov(rsi, qword_ptr(rcx, kFrameTop));
@@ -1373,11 +1508,6 @@ class Emitter {
     a_.mov(ptr(r12, rdx, 3), rax);
     a_.cmp(byte_ptr(rbx, kVmJitActive), 0);
     a_.je(interpreted);
-    Label no_ret = a_.newLabel();
-    a_.cmp(qword_ptr(rcx, kFrameSession), r14);
-    a_.jne(no_ret);
-    a_.ret();  // to the caller's machine call, in this run
-    a_.bind(no_ret);
     lower_shared_mark();
     a_.mov(rdx, qword_ptr(rsi, kProtoJit));
     a_.test(rdx, rdx);
@@ -1415,7 +1545,9 @@ JitCode* emit_x64(const Proto* p, const LoweredProc& lp, std::string* listing, s
   }
   Assembler a(&code);
   std::vector<Value> constants;
-  Emitter e(a, p, lp, &constants);
+  // The JitCode is made first: a self call compares the Proto's code with it.
+  JitCode* jc = listing ? p->jit : static_cast<JitCode*>(GC_MALLOC(sizeof(JitCode)));
+  Emitter e(a, p, lp, &constants, jc);
   e.emit();
   if (listing) {
     *listing = logger.data();
@@ -1430,7 +1562,6 @@ JitCode* emit_x64(const Proto* p, const LoweredProc& lp, std::string* listing, s
       return nullptr;
     }
   }
-  JitCode* jc = static_cast<JitCode*>(GC_MALLOC(sizeof(JitCode)));
   jc->code = fn;
   jc->code_size = code.codeSize();
   jc->proto = const_cast<Proto*>(p);

@@ -728,6 +728,100 @@
                          (reverse outs)))))
               (* n rounds)))))
 
+;; Known callees (the JIT's lean call, lib/jit/README.md): procedures that call themselves, or
+;; another compiled procedure, through an unassigned global, so machine code calls them directly
+;; behind a guard on the global's value. The shapes: non-tail self recursion with an error deep
+;; inside for some arguments; tak's and ack's shapes; a call through a global that holds a
+;; compiled helper (and mutual non-tail recursion); the global assigned (set!, or redefined by
+;; eval) to another closure, a closure of another arity, a primitive or a non-procedure while a
+;; compiled activation still recurses through it (the guard must fail and fall back); a call with
+;; the wrong number of arguments; call/cc captured inside self-called frames and re-entered.
+;; Each program is (begin definitions... (lambda (x y z) ...)) with fresh global names.
+(define (jd-known-bound k)
+  `(if (and (exact-integer? x) (<= 0 x ,k)) x ,k))
+
+(define (jd-shape-known)
+  (let ((f (jd-fresh "jd-known-f")) (g (jd-fresh "jd-known-g")) (s (jd-fresh "jd-known-s"))
+        (n (+ 1 (jd-rand 300))))
+    (case (jd-rand 8)
+      ((0) (cons `(begin
+                    (define (,f i acc)
+                      (if (<= i 0)
+                          ,(jd-gen-num '((acc . num) (i . int)) 1)
+                          (,(jd-pick '(+ - max)) ,(jd-gen-num '((i . int) (acc . num)) 1) (,f (- i 1) acc))))
+                    (lambda (x y z) (list (,f ,n x) (,f ,(jd-known-bound 40) y))))
+                 n))
+      ((1) (cons `(begin
+                    (define (,f x y z)
+                      (if (not (< y x)) z (,f (,f (- x 1) y z) (,f (- y 1) z x) (,f (- z 1) x y))))
+                    (lambda (x y z) (list (,f ,(+ 4 (jd-rand 6)) ,(jd-rand 5) ,(jd-rand 3))
+                                          (,f ,(jd-known-bound 8) 2 1))))
+                 2000))
+      ((2) (cons `(begin
+                    (define (,f m n)
+                      (cond ((= m 0) (+ n 1))
+                            ((= n 0) (,f (- m 1) 1))
+                            (else (,f (- m 1) (,f m (- n 1))))))
+                    (lambda (x y z) (list (,f 2 ,(jd-rand 30)) (,f 1 ,(jd-known-bound 50)) (,f ,(jd-rand 3) 3))))
+                 1000))
+      ((3) (cons `(begin
+                    (define (,g a b) (,(jd-pick '(+ - max min)) a ,(jd-gen-num '((b . int)) 1)))
+                    (guard (e (#t #f)) (,g 1 2))
+                    (define (,f i) (if (= i 0) 0 (+ 1 (,s (- i 1)))))
+                    (define (,s i) (if (= i 0) 100 (+ 2 (,f (- i 1)))))
+                    (,f 3)
+                    (lambda (x y z)
+                      (list (let loop ((i 0) (acc x)) (if (< i ,n) (loop (+ i 1) (,g acc i)) acc))
+                            (,f ,n) (,s ,(jd-known-bound 20)))))
+                 (* 2 n)))
+      ((4) (let ((other (jd-pick `((lambda (i acc) (list 'other i acc))
+                                   (lambda (i) (list 'one i))
+                                   (lambda (i acc . more) (list 'rest i))
+                                   list car - 'not-a-procedure 42
+                                   (begin (eval '(define (,f i acc) (list 'redefined i acc)) (interaction-environment))
+                                          ,f)))))
+             (cons `(begin
+                      (define (,f i acc) (if (<= i 0) acc (cons i (,f (- i 1) acc))))
+                      (define ,s ,f)
+                      (lambda (x y z)
+                        (set! ,f ,s)
+                        (let* ((a (,f ,n x))
+                               (b (begin (set! ,f ,other) (,s ,(+ 1 (jd-rand 5)) y)))
+                               (c (begin (set! ,f ,s) (,f ,(jd-known-bound 10) z))))
+                          (list (length a) b c))))
+                    n)))
+      ((5) (cons `(begin
+                    (define (,f i acc) (if (<= i 0) acc (+ 1 (,f (- i 1) acc))))
+                    (lambda (x y z) ,(jd-pick `((,f x) (,f 1 2 3) (,f ,n y) (+ 1 (,f ,n y))))))
+                 n))
+      ((6) (cons `(begin
+                    (define ,s #f)
+                    (define (,f i) (if (= i 0) (call/cc (lambda (k) (set! ,s k) 0)) (+ i (,f (- i 1)))))
+                    (lambda (x y z)
+                      (let ((rounds 0) (outs '()))
+                        (let ((r (,f ,n)))
+                          (set! outs (cons r outs))
+                          (set! rounds (+ rounds 1))
+                          (if (< rounds ,(+ 2 (jd-rand 4))) (,s (* rounds ,(jd-pick '(1 x 0.5)))) (reverse outs))))))
+                 (* 4 n)))
+      (else (cons `(begin
+                     (define ,s '())
+                     (define (,f i acc)
+                       (if (= i 0)
+                           (list acc)
+                           (cons (+ i (call/cc (lambda (k) (set! ,s (cons k ,s)) 0)))
+                                 (,f (- i 1) (,(jd-pick '(+ - max)) acc ,(jd-num-leaf '((i . int))))))))
+                     (lambda (x y z)
+                       (set! ,s '())
+                       (let ((round 0) (outs '()))
+                         (let ((r (,f ,n x)))
+                           (set! outs (cons (list (car r) (length r) (car (reverse r))) outs))
+                           (set! round (+ round 1))
+                           (if (< round 4)
+                               ((list-ref ,s (modulo (* round 7) ,n)) (* round 10))
+                               (reverse outs))))))
+                  (* 4 n))))))
+
 ;; Errors by construction: wrong types and arities at the primitives the JIT may inline.
 (define (jd-shape-bad)
   (cons `(lambda (x y z)
@@ -849,9 +943,17 @@
   (if (< k jd-program-count)
       (begin (jd-test-program k) (loop (+ k 1)))))
 
+;; Then programs of the known-callee shape only (after the corpus, so the corpus above is the
+;; same one as before the shape existed).
+(define jd-known-count 80)
+(set! jd-shapes (list (cons 1 jd-shape-known)))
+(let loop ((k 0))
+  (if (< k jd-known-count)
+      (begin (jd-test-program (+ jd-program-count k)) (loop (+ k 1)))))
+
 (jit-mode 'on)
 (test "jit-mode restored" 'on (jit-mode))
 ;; Under 'force every procedure is compiled on its first call: most programs must have been.
-(test-assert "force compiled the programs" (> (* 2 jd-forced-compiled) jd-program-count))
+(test-assert "force compiled the programs" (> (* 2 jd-forced-compiled) (+ jd-program-count jd-known-count)))
 
 (test-end)

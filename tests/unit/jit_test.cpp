@@ -442,6 +442,42 @@ TEST_CASE("jit: self tail calls run in constant space", "[jit]") {
              "(f 1000000)") == "(2 1 0)");
 }
 
+TEST_CASE("jit: known callees: self calls and calls through globals", "[jit]") {
+  // Self recursion through the global (a direct machine call behind a guard on its value).
+  CHECK(same("(define (f n) (if (< n 2) n (+ (f (- n 1)) (f (- n 2)))))", "(f 20)") == "6765");
+  CHECK(same("(define (f x y z) (if (not (< y x)) z (f (f (- x 1) y z) (f (- y 1) z x) (f (- z 1) x y))))",
+             "(f 18 12 6)") == "7");
+  CHECK(same("(define (f m n) (cond ((= m 0) (+ n 1)) ((= n 0) (f (- m 1) 1)) (else (f (- m 1) (f m (- n 1))))))",
+             "(f 2 9)") == "21");
+  // A compiled helper called through its global; mutual non-tail recursion.
+  CHECK(same("(define (g a b) (+ a (* 2 b))) (define (f n) (let loop ((i 0) (acc 0)) (if (= i n) acc (loop (+ i 1) (g acc i)))))",
+             "(f 100)", {"g", "f"}) == "9900");
+  CHECK(same("(define (g n) (if (= n 0) 0 (+ 1 (f (- n 1))))) (define (f n) (if (= n 0) 0 (+ 2 (g (- n 1)))))",
+             "(list (f 1001) (g 1000))", {"g", "f"}) == "(1502 1500)");
+  // An error deep inside self-called frames: same message, location and backtrace.
+  std::string r = same("(define (g n) (if (= n 0) (car n) (+ 1 (g (- n 1))))) (define (f) (* 2 (g 5)))", "(f)", {"g", "f"});
+  CHECK(contains(r, "car: expected a pair, got 0"));
+  CHECK(contains(r, "[backtrace g g g"));
+  CHECK(contains(r, " f]"));
+  // The global assigned while a compiled activation recurses through it: the guard falls back.
+  std::string defs = "(define (f n acc) (if (<= n 0) acc (cons n (f (- n 1) acc)))) (define f0 f)";
+  CHECK(same(defs, "(list (f 3 '()) (begin (set! f (lambda (n acc) 'other)) (f0 3 '())) (begin (set! f f0) (f 2 'x)))",
+             {"f", "f0"}) == "((3 2 1) (3 . other) (2 1 . x))");
+  CHECK(contains(same(defs, "(begin (set! f (lambda (n) n)) (f0 3 '()))", {"f", "f0"}), "expected 1 argument, got 2"));
+  CHECK(contains(same(defs, "(begin (set! f 42) (f0 3 '()))", {"f", "f0"}), "expected a procedure, got 42"));
+  CHECK(same(defs, "(begin (set! f list) (f0 3 'a))", {"f", "f0"}) == "(3 2 a)");
+  CHECK(same(defs, "(begin (eval '(define (f n acc) (list 'new n)) (interaction-environment)) (f0 3 '()))", {"f", "f0"}) ==
+        "(3 new 2)");
+  // Arity errors at a call through the global.
+  CHECK(contains(same(defs, "(f 1)", {"f"}), "expected 2 arguments, got 1"));
+  CHECK(contains(same("(define (g x) (f x)) " + defs, "(g 1)", {"f", "g"}), "expected 2 arguments, got 1"));
+  // call/cc captured inside self-called frames and re-entered after they returned.
+  CHECK(same("(define k #f) (define n 0)"
+             "(define (f i) (if (= i 0) (call/cc (lambda (c) (set! k c) 0)) (+ i (f (- i 1)))))"
+             "(define (run) (let ((r (f 100))) (set! n (+ n 1)) (if (< n 4) (k (* n 1000)) (list n r))))",
+             "(run)", {"f", "run"}) == "(4 8050)");
+}
+
 TEST_CASE("jit: deep non-tail recursion", "[jit]") {
   std::string defs = "(define (f n) (if (= n 0) 0 (+ 1 (f (- n 1)))))";
   CHECK(same(defs, "(f 100000)") == "100000");
