@@ -12,6 +12,8 @@
 // `ret`) as long as the run's machine stack stays small; the VM frame records the run's session
 // so that only a return in the same run, to a frame pushed that way, uses `ret`. Any exit resets
 // rsp from r15, dropping the machine return addresses; the VM frames stay valid.
+// VmImpl::fp, top and cur_proto are implicit while machine code runs (r12, the Proto's nregs, the
+// Proto) and written at every hand-over and before primitive calls (sync_vm_state).
 // Values live in the frame's slots, never only in a machine register across an instruction, so
 // the collector (which scans the VM stack) sees every value and any instruction can hand over to
 // the interpreter. The machine stack holds only the saved registers of jit_run's entry stub.
