@@ -38,16 +38,6 @@ RuleCache* make_rule_cache(Environment* core) {
 
 namespace {
 
-// FreeVariables with the compiler's view of a letrec-bound lambda (its own name is read from the
-// closure itself, not captured): the layout of the closure the compiler will make.
-class Layout : public FreeVariables {
- public:
-  const std::vector<Var*>& of(LambdaNode* l, Var* self) {
-    lambda(l, self);
-    return lambdas[l].free;
-  }
-};
-
 // Renames the free variables of a copied lambda to the transformed code's variables; a variable
 // the transformed code keeps in a cell (set! of a local) is read and written through the cell.
 class Rename : public ExprMutator {
@@ -308,8 +298,7 @@ Atom Reverse::closure(LambdaNode* lam, Var* self_out, Var* x) {
   copy = rename(copy);
   auto* l = static_cast<LambdaNode*>(copy);
   if (!self_out) bind(*cur_, x, l);
-  Layout layout;
-  const std::vector<Var*>& fv = layout.of(l, self_out);
+  std::vector<Var*> fv = closure_layout(l, self_out);
   Step s{Step::kClosure};
   s.x = x;
   bool on = false;
@@ -369,8 +358,7 @@ void Reverse::letrec(LetNode* n) {
     copy = rename(copy);
     codes->push_back(copy);
     b.bound[v] = true;
-    Layout layout;
-    const std::vector<Var*>& fv = layout.of(static_cast<LambdaNode*>(copy), v);
+    std::vector<Var*> fv = closure_layout(static_cast<LambdaNode*>(copy), v);
     Step s{Step::kClosure};
     s.x = v;
     for (Var* w : fv) {

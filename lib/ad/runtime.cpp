@@ -13,10 +13,12 @@
 #include <string>
 
 #include "ad/reverse.hpp"
+#include "pe/pe.hpp"
 #include "builtins/registry.hpp"
 #include "core/error.hpp"
 #include "core/procedure.hpp"
 #include "eval/environment.hpp"
+#include "ir/free_vars.hpp"
 #include "ir/functor.hpp"
 #include "vm/compiler.hpp"
 #include "vm/vm.hpp"
@@ -34,6 +36,7 @@ struct AdState {
   TracedMap<uint64_t, Value> prim_js;  // (primitive, argument count) -> J
   TracedMap<Proto*, LambdaNode*> maker_ir;  // code object -> its maker's IR
   TracedMap<Proto*, Value> layouts;          // J's code object -> %ad-j-layout's vector
+  TracedMap<LambdaNode*, Value> lambda_makers;  // ad_maker_for_lambda's cache
   Value cell_tag = kFalse;  // slot 0 of every cell (%ad-cell)
   int64_t pending = 0;      // cells holding a nonzero adjoint (see %ad-adjoints-pending?)
 };
@@ -58,6 +61,7 @@ Value maker_for(Vm& vm, AdState& st, Proto* proto) {
     st.makers.clear();
     st.maker_ir.clear();
     st.layouts.clear();
+    st.lambda_makers.clear();
   }
   st.makers[proto] = m;
   st.maker_ir[proto] = mk;
@@ -254,7 +258,20 @@ const PrimDef kAdPrims[] = {
 
 }  // namespace
 
+Value ad_maker_for_lambda(Vm& vm, Value ad_j, LambdaNode* lam, Var* self, std::vector<Var*>& fvs) {
+  AdState& st = state_of(ad_j.as<Primitive>());
+  fvs = closure_layout(lam, self);
+  auto it = st.lambda_makers.find(lam);
+  if (it != st.lambda_makers.end()) return it->second;
+  LambdaNode* mk = ad::make_reverse_maker(vm, *st.rules, lam, fvs.data(), fvs.size(), lam->name);
+  Value m = compile_lambda(vm, mk);
+  if (st.lambda_makers.size() >= kMaxCachedTransforms) st.lambda_makers.clear();
+  st.lambda_makers[lam] = m;
+  return m;
+}
+
 void register_ad_primitives(Environment* env) {
+  pe::set_ad_maker_hook(&ad_maker_for_lambda);
   AdState* st = gc_new<AdState>();
   st->rules = ad::make_rule_cache(env);
   st->cell_tag = cons(intern("%ad-cell"), kNil);

@@ -62,4 +62,19 @@ const std::vector<Var*>* free_vars(const FreeVariables& fv, LambdaNode* lam) {
   return it == fv.lambdas.end() ? nullptr : &it->second.free;
 }
 
+namespace {
+class Layout : public FreeVariables {
+ public:
+  std::vector<Var*> of(LambdaNode* l, Var* self) {
+    lambda(l, self);
+    return lambdas[l].free;
+  }
+};
+}  // namespace
+
+std::vector<Var*> closure_layout(LambdaNode* l, Var* self) {
+  Layout layout;
+  return layout.of(l, self);
+}
+
 }  // namespace quasi

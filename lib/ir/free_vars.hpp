@@ -50,6 +50,12 @@ class FreeVariables : public ExprVisitor {
   std::unordered_map<Var*, size_t> depth_;     // stack_ size when the variable was bound
 };
 
+// The free slots of a closure of `l` as the compiler lays them out (first-reference order);
+// `self`, when not null, is the letrec variable bound to l, which l reads from the closure itself
+// (R[0]) rather than capturing. Automatic differentiation indexes a closure's cotangent by this
+// layout (lib/ad, and the partial evaluator's J of the closures it makes).
+std::vector<Var*> closure_layout(LambdaNode* l, Var* self);
+
 // The free variables of `lam` (first-reference order). Null when the lambda is too deeply nested
 // to scan (callers must then not rely on the answer).
 const std::vector<Var*>* free_vars(const FreeVariables& fv, LambdaNode* lam);

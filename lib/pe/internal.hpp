@@ -162,11 +162,21 @@ struct PeState {
   Value vector_prim = kFalse;
   Value list_prim = kFalse;   // (cons a (list b ...)) reads better as (list a b ...)
   Value eq_prim = kFalse;
-  // %ad-j (lib/ad): folds for a known procedure (the evaluator unfolds the transformed code); a
+  // %ad-j (lib/ad): folds for a known procedure (the evaluator unfolds the transformed code); for
+  // a closure the evaluator made, J is made from its lambda (Specializer::ad_j_closure); a
   // residual %ad-j of anything else bails out. The transformation indexes a closure's cotangent
   // by the compiler's layout of the closure the transformed code makes, which a closure the
   // evaluator materializes need not keep: its J, made at run time, would misroute cotangents.
   Value ad_j_prim = kFalse;
+  Value ad_arity_prim = kFalse;  // %ad-arity: known for a closure the evaluator made (its lambda)
+  // %ad-j-layout (the derivative rule of %ad-j, for nested derivatives): which of J's free slots
+  // hold f and f's free values. For a J the evaluator made from a maker (ad_j_closure), known
+  // from the maker's parameters (J's lambda -> the maker's lambda); of any other J that is not a
+  // static value, the request bails out (the run-time table does not know it: cotangents would
+  // be dropped).
+  Value ad_j_layout_prim = kFalse;
+  std::unordered_map<LambdaNode*, LambdaNode*, std::hash<LambdaNode*>, std::equal_to<LambdaNode*>,
+                     gc_allocator<std::pair<LambdaNode* const, LambdaNode*>>> ad_j_makers;
   Environment* core = nullptr;
   // Lambdas that manipulate the control state (call/cc, the dynamic-wind stack, eval): the
   // evaluator calls closures of these as opaque procedures (lambda -> true/false, cached).

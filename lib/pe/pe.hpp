@@ -25,6 +25,8 @@
 namespace quasi {
 struct Vm;
 struct Environment;
+struct LambdaNode;
+struct Var;
 }  // namespace quasi
 
 namespace quasi::pe {
@@ -42,6 +44,12 @@ Value residual_of(PeState& st, Value proc, const char* who);
 // (count . n)), oldest first.
 Value explanation_of(PeState& st, Value proc, const char* who);
 Value stats_alist(PeState& st);
+
+// (%ad-j c) of a closure the evaluator made (it has no compiled layout): lib/ad, which sits above
+// this layer, installs the maker of J for closures of a lambda (ad/ad.hpp, ad_maker_for_lambda).
+// Without it such a request falls back.
+using AdMakerHook = Value (*)(Vm& vm, Value ad_j, LambdaNode* lam, Var* self, std::vector<Var*>& fvs);
+void set_ad_maker_hook(AdMakerHook hook);
 
 }  // namespace quasi::pe
 

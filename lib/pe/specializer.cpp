@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "core/cstack.hpp"
+#include "pe/pe.hpp"
 #include "core/equality.hpp"
 #include "core/error.hpp"
 #include "core/numbers.hpp"
@@ -718,6 +719,81 @@ PVal* Specializer::fold(Primitive* p, Value prim, gc_vector<PVal*>& args) {
   return out;
 }
 
+// (%ad-j c) for a closure the evaluator made: the closure has no compiled layout, so J is made
+// from its lambda (lib/ad/README.md, "Residuals"): the maker for that lambda, called on c and its
+// free values in the order in which the code that made c sends c's cotangent to them
+// (closure_layout, the compiler's rule), then unfolded like any call. A free variable the
+// program assigns (a set! cell or box) is not modelled here: bail out.
+static AdMakerHook ad_maker_hook = nullptr;
+void set_ad_maker_hook(AdMakerHook hook) { ad_maker_hook = hook; }
+
+PVal* Specializer::ad_j_closure(PVal* c) {
+  if (!ad_maker_hook) throw Bailout{"automatic differentiation of a procedure the evaluator made"};
+  FreeVariables scan;
+  scan.run(c->lam);
+  if (scan.truncated()) throw Bailout{"procedure too deeply nested to scan"};
+  Var* self = nullptr;
+  if (c->group)
+    for (Var* v : scan.lambdas[c->lam].free) {
+      PVal** slot = c->env->find(v);
+      if (slot && *slot == c) self = v;
+    }
+  std::vector<Var*> fvs;
+  Value maker;
+  try {
+    maker = ad_maker_hook(vm_, st_.ad_j_prim, c->lam, self, fvs);
+  } catch (SchemeError&) {
+    throw Bailout{"automatic differentiation refused for a closure the evaluator made"};
+  }
+  gc_vector<PVal*> margs;
+  margs.push_back(c);
+  for (Var* v : fvs) {
+    PVal** slot = c->env->find(v);
+    if (!slot || !*slot || (*slot)->kind == PKind::Mutable || v->assigned)
+      throw Bailout{"automatic differentiation of a closure over an assigned variable"};
+    margs.push_back(*slot);
+  }
+  spend(4);
+  // J is the maker's letrec-bound lambda: remembered, for %ad-j-layout of the J made here
+  Proto* mp = is_closure(maker) ? maker.as<Closure>()->proto : nullptr;
+  LambdaNode* src = mp ? mp->source : nullptr;
+  if (!src || src->clauses.size() != 1 || src->clauses[0]->body->kind != NodeKind::Letrec)
+    throw Bailout{"internal: the maker of J has an unexpected shape"};
+  auto* rec = static_cast<LetNode*>(src->clauses[0]->body);
+  if (rec->inits.size() != 1 || rec->inits[0]->kind != NodeKind::Lambda)
+    throw Bailout{"internal: the maker of J has an unexpected shape"};
+  st_.ad_j_makers[static_cast<LambdaNode*>(rec->inits[0])] = src;
+  return call(make_static(maker), margs);
+}
+
+// (%ad-j-layout j) for a J made by ad_j_closure: per free slot of j (the compiler's layout,
+// closure_layout with j's letrec self), -1 for the maker's `self` parameter (f itself), i for
+// its free-value parameter i, -2 for anything else; element 0 is the number of f's free values.
+// What the run-time %ad-j records for a J it makes (ad/runtime.cpp).
+PVal* Specializer::ad_j_layout(PVal* j) {
+  auto it = j->kind == PKind::Closure ? st_.ad_j_makers.find(j->lam) : st_.ad_j_makers.end();
+  if (it == st_.ad_j_makers.end()) throw Bailout{"nested automatic differentiation of a J the evaluator made"};
+  LambdaNode* mk = it->second;
+  const gc_vector<Var*>& mparams = mk->clauses[0]->params;
+  FreeVariables scan;
+  scan.run(j->lam);
+  if (scan.truncated()) throw Bailout{"procedure too deeply nested to scan"};
+  Var* self = nullptr;
+  if (j->group)
+    for (Var* v : scan.lambdas[j->lam].free) {
+      PVal** slot = j->env->find(v);
+      if (slot && *slot == j) self = v;
+    }
+  std::vector<Var*> slots = closure_layout(j->lam, self);
+  Value lay = quasi::make_vector(int64_t(slots.size()) + 1, make_fixnum(-2));
+  lay.as<Vector>()->items()[0] = make_fixnum(int64_t(mparams.size()) - 1);
+  for (size_t k = 0; k < slots.size(); k++)
+    for (size_t i = 0; i < mparams.size(); i++)
+      if (mparams[i] == slots[k]) lay.as<Vector>()->items()[k + 1] = make_fixnum(int64_t(i) - 1);
+  lay.obj()->set_immutable();  // a constant: the evaluator reads its items (%ad-j-adjoint's loop)
+  return make_static(lay);
+}
+
 PVal* Specializer::prim_call(Value prim, gc_vector<PVal*>& args) {
   Primitive* p = prim.as<Primitive>();
   if (!arity_ok(p, args.size())) return residual_prim(prim, args);
@@ -725,6 +801,15 @@ PVal* Specializer::prim_call(Value prim, gc_vector<PVal*>& args) {
     if (p->vm_op == kVmApply) return apply_call(args);
     return residual_prim(prim, args);  // call/cc, eval, %apply-values: conservatively residual
   }
+  if (prim == st_.ad_j_prim && args.size() == 1 && args[0]->kind == PKind::Closure) return ad_j_closure(args[0]);
+  if (prim == st_.ad_arity_prim && args.size() == 1 && args[0]->kind == PKind::Closure) {
+    // grad's procedure takes the differentiated closure's own parameters (70-ad.scm, %ad-like)
+    LambdaNode* lam = args[0]->lam;
+    bool fixed = lam->clauses.size() == 1 && !lam->clauses[0]->rest;
+    return make_static(fixed ? make_fixnum(int64_t(lam->clauses[0]->params.size())) : kFalse);
+  }
+  if (prim == st_.ad_j_layout_prim && args.size() == 1 && args[0]->kind != PKind::Static)
+    return ad_j_layout(args[0]);
   if (prim == st_.ad_j_prim && (args.size() != 1 || args[0]->kind != PKind::Static))
     throw Bailout{"automatic differentiation of a procedure the evaluator made"};
   const PrimFacts& facts = p->facts;

@@ -344,6 +344,8 @@ class Specializer : public ExprFunctor<PVal*(Node*, PEnv*)> {
   bool static_args(gc_vector<PVal*>& args, std::vector<Value>& argv, gc_vector<Value>& cells);
   PVal* specialize_call(const Callee& c, size_t clause, gc_vector<PVal*>& args);
   PVal* apply_call(gc_vector<PVal*>& args);
+  PVal* ad_j_closure(PVal* c);  // (%ad-j c) of an evaluator-made closure
+  PVal* ad_j_layout(PVal* j);   // (%ad-j-layout j) of a J made by ad_j_closure
   PVal* fold(Primitive* p, Value prim, gc_vector<PVal*>& args);
   PVal* structural(const PrimFacts& f, Value prim, gc_vector<PVal*>& args);  // structural.cpp
 

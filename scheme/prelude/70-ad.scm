@@ -162,7 +162,9 @@
           (%ad-fill (list-ref args k) (%ad-nth grads k) zero)))
     (cond ((not sel) (if (= n 1) (one 0) (let loop ((k 0)) (if (= k n) '() (cons (one k) (loop (+ k 1)))))))
           ((integer? sel) (one sel))
-          (else (map one sel)))))
+          ;; not map: its result is built in reverse, and a residual `reverse` hides the list's
+          ;; length from the partial evaluator (and from code differentiating this residual)
+          (else (let loop ((s sel)) (if (null? s) '() (cons (one (car s)) (loop (cdr s)))))))))
 
 ;; f's value and gradient at args, as a pair: one forward run, one backward run. (No multiple
 ;; values on this path: code that calls grad can itself be differentiated.)
