@@ -30,6 +30,6 @@
 (define (run reps)
   (let loop ((i 0) (x #f))
     (if (= i reps) x (loop (+ i 1) (argmin-x)))))
-(define x (run 20))
+(define x (run (if (pair? (cdr (command-line))) (string->number (cadr (command-line))) 20)))
 (display (+ (exact (round (* 1e6 (car x)))) (exact (round (* 1e6 (cdr x))))))
 (newline)
