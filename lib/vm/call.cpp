@@ -446,7 +446,7 @@ thread_local Vm* t_limited_vm = nullptr;
 thread_local bool t_in_watch = false;  // making the limit's condition allocates too
 // Interned once, outside the watch: the watch runs inside allocations, some of them made while
 // the symbol table's lock is held (intern allocating a new symbol), so it must not intern.
-// Symbols are never collected, so statics hold them safely.
+// Statics are roots of the collector, so these symbols stay alive.
 struct LimitSymbols {
   Value limit, interrupt;
 };

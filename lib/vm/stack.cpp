@@ -13,6 +13,7 @@
 #define GC_THREADS 1
 #include <gc/gc_mark.h>
 
+#include "core/alloc_watch.hpp"
 #include "core/error.hpp"
 #include "vm/vm_impl.hpp"
 
@@ -31,6 +32,8 @@ constexpr size_t kFramesSkew = 2048 + 64 * 3;
 // Kept free below the limits so a stack-overflow error can still run its handlers.
 constexpr int64_t kStackHeadroom = 1 << 16;
 constexpr int64_t kFramesHeadroom = 1 << 14;
+// Stack memory is charged to the allocation count a megabyte at a time, the first one free.
+constexpr int64_t kStackChargeBytes = int64_t(1) << 20;
 
 void* reserve(size_t bytes) {
   void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -80,6 +83,8 @@ VmImpl::VmImpl(Vm* owner) : vm(owner) {
   stack_limit = kStackValues;
   frames = reinterpret_cast<Frame*>(static_cast<char*>(reserve(sizeof(Frame) * kMaxFrames + kFramesSkew)) + kFramesSkew);
   frames_limit = kMaxFrames;
+  stack_charged = kStackChargeBytes / int64_t(sizeof(Value));
+  frames_charged = kStackChargeBytes / int64_t(sizeof(Frame));
   restore_limits();
   GC_call_with_alloc_lock(add_vm_locked, this);
 }
@@ -90,14 +95,32 @@ VmImpl::~VmImpl() {
   munmap(reinterpret_cast<char*>(frames) - kFramesSkew, sizeof(Frame) * kMaxFrames + kFramesSkew);
 }
 
+namespace {
+// Raises a charge mark past `needed` (by at least a megabyte, never past `ceiling`), adds the new
+// memory to the thread's allocation count and checks the limits (which may throw).
+void charge_stack_memory(int64_t& charged, int64_t needed, int64_t ceiling, int64_t unit_bytes) {
+  int64_t step = kStackChargeBytes / unit_bytes;
+  int64_t next = std::min(ceiling, std::max(needed, charged) + step);
+  uint64_t bytes = uint64_t(next - charged) * uint64_t(unit_bytes);
+  charged = next;
+  tl_allocated_bytes += bytes;
+  watch_limits(0);
+}
+}  // namespace
+
 void VmImpl::ensure_stack(int64_t needed_top) {
   if (needed_top > stack_soft_limit) {
     if (stack_soft_limit == stack_limit) throw std::bad_alloc();
-    // Let the error's handlers run in the headroom; the limit comes back when the stack is
-    // unwound by a continuation or a reset.
-    stack_soft_limit = stack_limit;
-    frames_soft_limit = frames_limit;
-    stack_overflow();
+    if (needed_top <= stack_limit - kStackHeadroom) {
+      charge_stack_memory(stack_charged, needed_top, stack_limit - kStackHeadroom, sizeof(Value));
+      restore_limits();
+    } else {
+      // Let the error's handlers run in the headroom; the limit comes back when the stack is
+      // unwound by a continuation or a reset.
+      stack_soft_limit = stack_limit;
+      frames_soft_limit = frames_limit;
+      stack_overflow();
+    }
   }
   if (needed_top > high_water) high_water = needed_top;
 }
@@ -105,16 +128,21 @@ void VmImpl::ensure_stack(int64_t needed_top) {
 void VmImpl::push_frame(const Insn* ret_pc, int64_t dst) {
   if (nframes >= frames_soft_limit) {
     if (frames_soft_limit == frames_limit) throw std::bad_alloc();
-    stack_soft_limit = stack_limit;
-    frames_soft_limit = frames_limit;
-    stack_overflow();
+    if (nframes < frames_limit - kFramesHeadroom) {
+      charge_stack_memory(frames_charged, nframes + 1, frames_limit - kFramesHeadroom, sizeof(Frame));
+      restore_limits();
+    } else {
+      stack_soft_limit = stack_limit;
+      frames_soft_limit = frames_limit;
+      stack_overflow();
+    }
   }
   frames[nframes++] = Frame{ret_pc, fp, top, dst, cur_proto};
 }
 
 void VmImpl::restore_limits() {
-  stack_soft_limit = stack_limit - kStackHeadroom;
-  frames_soft_limit = frames_limit - kFramesHeadroom;
+  stack_soft_limit = std::min(stack_limit - kStackHeadroom, stack_charged);
+  frames_soft_limit = std::min(frames_limit - kFramesHeadroom, frames_charged);
 }
 
 void VmImpl::reset() {

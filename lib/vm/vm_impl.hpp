@@ -55,6 +55,10 @@ struct VmImpl {
   Frame* frames = nullptr;
   int64_t frames_limit = 0;
   int64_t frames_soft_limit = 0;
+  // How deep the stacks have been charged to the thread's allocation count (core/alloc_watch.hpp),
+  // so an engine's memory limit sees deep recursion: the soft limits stop at these marks, and
+  // passing one charges the next kStackChargeStep and checks the limits (ensure_stack, push_frame).
+  int64_t stack_charged = 0, frames_charged = 0;
   int64_t nframes = 0;
   int64_t fp = 0, top = 0, high_water = 0;
   // What a capture may share instead of copying: frames[0..low_frame) are still the ones

@@ -255,3 +255,28 @@ TEST_CASE("limits: write of a hugely shared structure stops at the limits", "[ap
   CHECK(contains(e.message(), "allocation limit exceeded"));
   CHECK(since(t0) < 10s);
 }
+
+TEST_CASE("limits: the VM's stacks count toward the memory limit", "[api][limits][hostile]") {
+  // Deep recursion that allocates nothing on the heap: without the stacks charged, it ran until
+  // the 512 MB value stack overflowed, whatever the memory limit.
+  Engine::Options o = Engine::Options::sandboxed();
+  o.memory_limit = 16 << 20;
+  o.time_limit = 20s;
+  Engine engine(o);
+  engine.eval("(define (deep n) (if (= n 0) 0 (+ 1 (deep (- n 1)))))");
+  engine.eval("(define (deep-apply n) (if (= n 0) 0 (+ 1 (apply deep-apply (list (- n 1))))))");
+  for (const char* code : {"(deep 100000000)", "(deep-apply 100000000)"}) {
+    INFO(code);
+    quasi::Error e = caught(engine, code);
+    INFO(e.what());
+    CHECK(e.kind() == "limit");
+    CHECK(e.message() == "allocation limit exceeded");
+  }
+  // What stays under the limit still runs, in later evaluations too.
+  CHECK(engine.eval("(deep 100000)").as<int>() == 100000);
+  CHECK(engine.eval("(deep 100000)").as<int>() == 100000);
+  // Without a memory limit the same recursion is a stack overflow, as before.
+  Engine unlimited;
+  unlimited.eval("(define (deep n) (if (= n 0) 0 (+ 1 (deep (- n 1)))))");
+  CHECK(caught(unlimited, "(deep 100000000)").kind() == "stack-overflow");
+}
