@@ -613,6 +613,83 @@ void Specializer::kill(Entry* e) {
     }
 }
 
+namespace {
+std::pair<size_t, size_t> slot_slice(const gc_vector<KeyItem>& key, const gc_vector<uint32_t>& starts, size_t s) {
+  size_t a1 = s + 1 < starts.size() ? starts[s + 1] : key.size();
+  return {size_t(starts[s]), a1};
+}
+}  // namespace
+
+bool Specializer::covers(Entry* v, const KeyBuild& kb) {
+  if (v->slot_start.size() != kb.slot_start.size()) return false;
+  auto arity = [this](LambdaNode* l) { return lambda_free_vars(st_, l).size(); };
+  std::vector<size_t> v_end, n_end;
+  subtree_ends(v->key, v_end, arity);
+  subtree_ends(kb.items, n_end, arity);
+  std::vector<uint32_t> theirs;
+  bool differs = false;
+  for (size_t s = 0; s < kb.slot_start.size(); s++) {
+    auto [a0, a1] = slot_slice(v->key, v->slot_start, s);
+    auto [b0, b1] = slot_slice(kb.items, kb.slot_start, s);
+    if (slice_equal(v->key, a0, a1, kb.items, b0, b1)) continue;
+    differs = true;
+    theirs.clear();
+    differing_parts(v->key, a0, v_end, kb.items, b0, n_end, theirs);
+    if (theirs.empty()) return false;
+    for (uint32_t o : theirs)
+      if (v->key[o].tag != KeyItem::kHole) return false;
+  }
+  return differs;
+}
+
+bool Specializer::generalize_call_to(Entry* v, gc_vector<PVal*>& slots, const KeyBuild& kb, std::vector<bool>& at) {
+  if (!covers(v, kb)) return false;
+  auto arity = [this](LambdaNode* l) { return lambda_free_vars(st_, l).size(); };
+  std::vector<size_t> v_end, n_end;
+  subtree_ends(v->key, v_end, arity);
+  subtree_ends(kb.items, n_end, arity);
+  std::vector<uint32_t> mine;
+  bool changed = false;
+  for (size_t s = 0; s < slots.size(); s++) {
+    auto [a0, a1] = slot_slice(v->key, v->slot_start, s);
+    auto [b0, b1] = slot_slice(kb.items, kb.slot_start, s);
+    if (slice_equal(v->key, a0, a1, kb.items, b0, b1)) continue;
+    mine.clear();
+    differing_parts(kb.items, b0, n_end, v->key, a0, v_end, mine);
+    if (mine.size() == 1 && mine[0] == b0) mine.clear();
+    bool here = (!mine.empty() && generalize_parts(slots, kb, mine)) || generalize_slot(slots, kb, s);
+    if (s < at.size()) at[s] = at[s] || here;
+    changed = changed || here;
+  }
+  return changed;
+}
+
+Entry* Specializer::loop_helper(const Callee& c, size_t clause, gc_vector<PVal*>& args, size_t from) {
+  bool any = false;
+  for (size_t k = from; k < entries_.size() && !any; k++) {
+    Entry* e = entries_[k];
+    any = !e->dead && !e->pending && e->lam == c.lam && e->clause == clause && e->runtime == c.runtime;
+  }
+  if (!any) return nullptr;
+  gc_vector<PVal*> slots;
+  if (!c.runtime.is_true()) {
+    for (Var* x : lambda_free_vars(st_, c.lam)) {
+      PVal** slot = c.closure->env->find(x);
+      if (!slot || !*slot) return nullptr;
+      slots.push_back(*slot);
+    }
+  }
+  for (PVal* a : args) slots.push_back(a);
+  KeyBuild kb;
+  if (!build_key(c, clause, slots, kb)) return nullptr;
+  for (size_t k = from; k < entries_.size(); k++) {
+    Entry* e = entries_[k];
+    if (e->dead || e->pending || e->lam != c.lam || e->clause != clause || e->runtime != c.runtime) continue;
+    if (e == lookup(kb, c.lam, clause, c.runtime) || covers(e, kb)) return e;
+  }
+  return nullptr;
+}
+
 PVal* Specializer::specialize_call(const Callee& c, size_t clause, gc_vector<PVal*>& args) {
   spend(4);
   // Slots: the evaluator closure's free variables, then the arguments.
@@ -650,6 +727,13 @@ PVal* Specializer::specialize_call(const Callee& c, size_t clause, gc_vector<PVa
       return residual_call(fn, rest);
     }
     Entry* e = lookup(kb, c.lam, clause, c.runtime);
+    if (!e && cover_) {  // the loop an unfolding entered (Specializer::loop_helper)
+      Entry* loop = cover_;
+      cover_ = nullptr;
+      std::vector<bool> at(slots.size(), false);
+      if (generalize_call_to(loop, slots, kb, at)) continue;
+    }
+    cover_ = nullptr;
     if (!e) {
       int& count = variants_[vkey];
       bool all_dynamic = true;
@@ -788,38 +872,7 @@ PVal* Specializer::specialize_call(const Callee& c, size_t clause, gc_vector<PVa
         // older variant is generalized for it.
         if (n_end.empty()) subtree_ends(kb.items, n_end, arity);
         std::vector<bool> at_call(slots.size(), false);
-        auto generalize_call_to = [&](Entry* v) {
-          std::vector<size_t> v_end;
-          subtree_ends(v->key, v_end, arity);
-          std::vector<uint32_t> theirs, mine;
-          bool differs = false;
-          for (size_t s = 0; s < slots.size(); s++) {
-            auto [a0, a1] = slice(v->key, v->slot_start, s);
-            auto [b0, b1] = slice(kb.items, kb.slot_start, s);
-            if (slice_equal(v->key, a0, a1, kb.items, b0, b1)) continue;
-            differs = true;
-            theirs.clear();
-            differing_parts(v->key, a0, v_end, kb.items, b0, n_end, theirs);
-            if (theirs.empty()) return false;
-            for (uint32_t o : theirs)
-              if (v->key[o].tag != KeyItem::kHole) return false;
-          }
-          if (!differs) return false;
-          bool changed = false;
-          for (size_t s = 0; s < slots.size(); s++) {
-            auto [a0, a1] = slice(v->key, v->slot_start, s);
-            auto [b0, b1] = slice(kb.items, kb.slot_start, s);
-            if (slice_equal(v->key, a0, a1, kb.items, b0, b1)) continue;
-            mine.clear();
-            differing_parts(kb.items, b0, n_end, v->key, a0, v_end, mine);
-            if (mine.size() == 1 && mine[0] == b0) mine.clear();
-            bool here = (!mine.empty() && generalize_parts(slots, kb, mine)) || generalize_slot(slots, kb, s);
-            at_call[s] = at_call[s] || here;
-            changed = changed || here;
-          }
-          return changed;
-        };
-        if (generalize_call_to(embedded) || generalize_call_to(target)) {
+        if (generalize_call_to(embedded, slots, kb, at_call) || generalize_call_to(target, slots, kb, at_call)) {
           note("generalized", "whistle", c.lam,
                slot_names(c.lam, clause, c.runtime.is_true(), at_call) +
                    " made dynamic at a call (what differs): a more general variant is being built");

@@ -529,11 +529,22 @@ PVal* Specializer::unfold(const Callee& c, size_t clause, gc_vector<PVal*>& args
   int saved_dyn = dyn_depth_;
   StmtList::iterator start = mark();
   int64_t effort0 = effort_, size0 = size_;
+  size_t entries0 = entries_.size();
   try {
     PEnv* frame = gc_new<PEnv>(callee_env(c));
     for (size_t i = 0; i < cl->params.size(); i++) bind(frame, cl->params[i], args[i]);
     if (cl->rest) bind(frame, cl->rest, args.back());
-    return pe(cl->body, frame);
+    PVal* r = pe(cl->body, frame);
+    // No peeled first iteration: when the unfolding made a loop of the same procedure (a helper
+    // made inside it, whose key is this call's or more general), the unfolded copy of the first
+    // iteration is dropped and the call enters the loop.
+    Entry* loop = loop_helper(c, clause, args, entries0);
+    if (!loop) return r;
+    block_ = saved_block;
+    dyn_depth_ = saved_dyn;
+    block_->truncate(start);
+    mutation();  // fields read by the dropped code name variables that no longer exist
+    cover_ = loop;
   } catch (Exhausted& ex) {
     // The outermost unfolding of the runaway lambda undoes its work and specializes the call.
     if (!outermost || ex.runaway != c.lam || recoveries_ >= kMaxRecoveries) throw;

@@ -329,6 +329,11 @@ class Specializer : public ExprFunctor<PVal*(Node*, PEnv*)> {
   LambdaClause* pick_clause(LambdaNode* lam, size_t nargs, size_t* index);
   PVal* known_call(const Callee& c, gc_vector<PVal*>& args, bool force_specialize);
   PVal* unfold(const Callee& c, size_t clause, gc_vector<PVal*>& args);
+  // A finished helper of the same clause made since entry `from` whose key is this call's or
+  // more general: the loop an outermost unfolding entered (its first iteration need not stay
+  // unfolded), or null.
+  Entry* loop_helper(const Callee& c, size_t clause, gc_vector<PVal*>& args, size_t from);
+  Entry* cover_ = nullptr;  // the helper the next specialize_call is generalized to, if it can be
   // A call whose callee and arguments are all static, run by the real evaluator
   // (static_run.hpp): its value, or the call left residual; null when it does not apply.
   PVal* static_call(const Callee& c, gc_vector<PVal*>& args);
@@ -362,6 +367,11 @@ class Specializer : public ExprFunctor<PVal*(Node*, PEnv*)> {
   // earlier slot); false when that changes nothing.
   bool generalize_slot(gc_vector<PVal*>& slots, const KeyBuild& kb, size_t s);
   PVal* unalias(PVal* v);
+  // Whether helper `v`'s key is more general than the call keyed in `kb` (it has holes in every
+  // part where they differ), and generalizing the call to it (its differing parts made holes,
+  // marked in `at`); false when it is not, or nothing changed.
+  bool covers(Entry* v, const KeyBuild& kb);
+  bool generalize_call_to(Entry* v, gc_vector<PVal*>& slots, const KeyBuild& kb, std::vector<bool>& at);
   // Makes the parts of slot `s` at the given key items dynamic, in place (static leaves of a
   // partially static object become variables bound where the object was made, objects escape).
   // False when that changes nothing or a part is not a field of an object.

@@ -41,4 +41,34 @@
 (test "the loops agree" (top 1 9 'z) (st 9 'z))
 (test "the residual reads back" #t (printable? (residual st)))
 
+;; No peeled first iteration: when specializing unfolds a call whose loop becomes a helper of
+;; the same procedure (with this call's key or a more general one), the residual enters the
+;; loop instead of keeping an unfolded copy of its first iteration.
+(define (loop-body code)  ; the body of the residual's letrec*, or #f
+  (let ((b (caddr code))) (and (pair? b) (eq? (car b) 'letrec*) (caddr b))))
+(define (helper-names code) (map car (cadr (caddr code))))
+(define (enters-loop? p)
+  (let ((body (loop-body (residual p))))
+    (and (pair? body) (memq (car body) (helper-names (residual p))) #t)))
+(define (pw n x) (if (= n 0) 1 (* x (pw (- n 1) x))))
+(define (pw-loop n x) (pw (dynamic n) x))
+(define spw (specialize pw-loop 5))
+(test "a loop over a dynamic exponent is entered, not peeled" #t (enters-loop? spw))
+(for-each (lambda (x) (test "... and agrees" (pw-loop 5 x) (spw x))) '(0 1 2 -3 1/2 2.5))
+(define (w s t) (cond ((null? s) t) ((eqv? (car s) (car t)) (w (cdr s) t)) (else (w (cdr s) (cdr t)))))
+(define (w0 t s) (w s t))
+(define sw (specialize w0 '(a b c)))
+(test "a matcher enters its first state" #t (enters-loop? sw))
+(for-each (lambda (s) (test "... and agrees" (guard (e (#t 'raised)) (w0 '(a b c) s)) (guard (e (#t 'raised)) (sw s))))
+          '(() (a) (b) (a b c) (c c c) (a a b b c c) (z z z z)))
+(define (rev l r) (if (null? l) r (rev (cdr l) (cons (car l) r))))
+(define srev (specialize* rev '((1 . ()))))
+(test "an accumulator loop is entered with the initial value" #t (enters-loop? srev))
+(test "... and agrees" (rev '(1 2 3) '()) (srev '(1 2 3)))
+;; Effects of the first iteration happen once, in the loop.
+(define (shout l out) (if (null? l) out (begin (write-char (car l) out) (shout (cdr l) out))))
+(define sshout (specialize shout))
+(test "effects of the first iteration happen once" "abc"
+      (let ((o (open-output-string))) (sshout '(#\a #\b #\c) o) (get-output-string o)))
+
 (test-end)
