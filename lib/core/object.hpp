@@ -140,6 +140,10 @@ constexpr uint64_t kInlinedCell = 1u << 9;
 // Header flag: something (a specialization) depends on this cell's value; writing the cell calls
 // watched_cell_written (below).
 constexpr uint64_t kWatchedCell = 1u << 10;
+// Header flag: a prelude file loaded on first use defines this cell (engine/autoload.hpp); it is
+// unbound until then. Whatever resolves the name (the expander, library exports, the embedding
+// API's lookups) loads the file first, so no compiled code ever reads a flagged cell.
+constexpr uint64_t kAutoloadCell = 1u << 11;
 // Called after a GlobalCell flagged kWatchedCell is assigned or redefined, by running code or by
 // Environment::define. Set by the partial evaluator to invalidate what depended on the cell.
 extern void (*watched_cell_written)(Value cell);

@@ -29,6 +29,7 @@
 #include "core/error.hpp"
 #include "core/foreign.hpp"
 #include "core/numbers.hpp"
+#include "engine/autoload.hpp"
 #include "engine/engine_bridge.hpp"
 #include "eval/environment.hpp"
 #include "eval/expander.hpp"
@@ -54,7 +55,19 @@ struct Engine {
   int depth = 0;                         // nested entries of the owner thread
   std::unordered_map<const void*, std::string> type_names;  // foreign types
   PassOptions pass_options = PassOptions::from_environment();  // QUASI_PASSES, read once
+  LazyPrelude lazy_prelude;  // the prelude files loaded on first use (engine/autoload.hpp)
 };
+
+namespace {
+// Prelude files loaded on first use (engine/autoload.hpp): most programs never differentiate, make
+// a hash table or format, and their procedures would otherwise cost every program start-up time
+// and every collection marking time. A file that stops qualifying is loaded at start-up.
+bool loaded_on_first_use(const char* name) {
+  for (const char* n : {"70-ad.scm", "70-hash-tables.scm", "75-format.scm"})
+    if (std::strcmp(n, name) == 0) return true;
+  return false;
+}
+}  // namespace
 
 // ---- threads -------------------------------------------------------------------------------------
 
@@ -377,8 +390,13 @@ Engine* create_engine(const EngineConfig& config) {
   e->impl->roots.push_back(e->impl->raise_cell);
   e->vm.interaction_env = core;  // while the prelude loads (without limits)
   try {
-    for (int i = 0; kPreludeFiles[i].name; i++)
+    e->vm.lazy_prelude = &e->lazy_prelude;
+    for (int i = 0; kPreludeFiles[i].name; i++) {
+      if (loaded_on_first_use(kPreludeFiles[i].name) &&
+          defer_prelude_file(e->vm, kPreludeFiles[i].name, kPreludeFiles[i].text))
+        continue;
       eval_source(e->vm, kPreludeFiles[i].text, std::string("prelude/") + kPreludeFiles[i].name, core);
+    }
   } catch (UncaughtRaise& u) {
     throw to_error(u.payload, u.where);
   } catch (SchemeError& s) {
@@ -476,6 +494,7 @@ std::vector<std::string> global_names(Engine* e, std::string_view prefix) { retu
 bool lookup_in(Engine* e, Word env, std::string_view name, Word* out) {
   Entry entry(e);
   Value b = env_of(e, env)->lookup(intern(name));
+  autoload_binding(e->vm, b);
   if (!has_type(b, Type::GlobalCell) || b.as<GlobalCell>()->value == kUnbound) return false;
   *out = b.as<GlobalCell>()->value.bits;
   return true;
@@ -502,7 +521,9 @@ std::vector<std::string> names_in(Engine* e, Word env, std::string_view prefix) 
   bool internals = !prefix.empty() && prefix.front() == '%';
   std::vector<std::string> names;
   for (const auto& [sym, binding] : *env_of(e, env)->table) {
-    if (has_type(binding, Type::GlobalCell) && binding.as<GlobalCell>()->value == kUnbound) continue;
+    if (has_type(binding, Type::GlobalCell) && binding.as<GlobalCell>()->value == kUnbound &&
+        !(binding.obj()->header & kAutoloadCell))
+      continue;
     std::string_view name = quasi::symbol_name(sym);
     if (name.substr(0, prefix.size()) != prefix) continue;
     if (!internals && !name.empty() && name.front() == '%') continue;

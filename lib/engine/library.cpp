@@ -1,5 +1,7 @@
 #include "engine/library.hpp"
 
+#include "engine/autoload.hpp"
+
 #include <sys/stat.h>
 
 #include <functional>
@@ -457,6 +459,7 @@ void define_library(Vm& vm, Value form) {
   Environment* exported = make_environment(name);
   for (const Export& e : exports) {
     Value b = lib->lookup(e.internal);
+    autoload_binding(vm, b);
     bool undefined = b == kUnbound || (has_type(b, Type::GlobalCell) && b.as<GlobalCell>()->value == kUnbound);
     if (undefined)
       fail("export", e.spec,
@@ -483,6 +486,7 @@ void register_library(Vm& vm, Value name, Environment* env, Value exports) {
   for (Value l = exports; is_pair(l); l = cdr(l)) {
     Value sym = car(l);
     Value b = is_symbol(sym) ? env->lookup(sym) : kUnbound;
+    autoload_binding(vm, b);
     if (b == kUnbound || (has_type(b, Type::GlobalCell) && b.as<GlobalCell>()->value == kUnbound))
       throw_condition("error", "register-library",
                       write_to_string(sym) + " is exported by " + write_to_string(name) + " but not defined");

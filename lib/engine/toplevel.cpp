@@ -5,6 +5,7 @@
 
 #include "builtins/registry.hpp"
 #include "core/error.hpp"
+#include "engine/autoload.hpp"
 #include "engine/library.hpp"
 #include "engine/redefinition.hpp"
 #include "engine/warnings.hpp"
@@ -71,6 +72,7 @@ Value VmExpandHost::run(Node* ir, Environment* env) {
   return vm_.apply(compile_toplevel(vm_, run_default_pipeline(vm_, ir)), 0, nullptr);
 }
 Value VmExpandHost::apply(Value proc, int argc, const Value* argv) { return vm_.apply(proc, argc, argv); }
+void VmExpandHost::autoload(Value cell) { autoload_cell(vm_, cell); }
 
 Value compile_form(Vm& vm, Value form, Environment* env) {
   if (is_head(form, "import") && env->lookup(intern("import")) == kUnbound) {

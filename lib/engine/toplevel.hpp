@@ -37,6 +37,7 @@ class VmExpandHost final : public ExpandHost {
   bool files_allowed() override;
   Value run(Node* ir, Environment* env) override;
   Value apply(Value proc, int argc, const Value* argv) override;
+  void autoload(Value cell) override;
 
  private:
   Vm& vm_;

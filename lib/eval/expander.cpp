@@ -424,6 +424,10 @@ Resolved Expander::resolve(Value id, Scope* s) {
     }
     Environment* top = s->top;
     Value b = top->lookup(id);
+    if (host_ && has_type(b, Type::GlobalCell) && (b.obj()->header & kAutoloadCell)) {
+      host_->autoload(b);
+      b = top->lookup(id);
+    }
     Resolved r;
     if (is_macro(b)) {
       r.kind = Resolved::Keyword;
@@ -478,7 +482,9 @@ bool Expander::bound_in_frame(Scope* s, Value id) { return find_entry(s, id) != 
 Value Expander::core_id(const char* name) { return make_identifier(intern(name), core_root_); }
 
 Node* Expander::core_ref(const char* name, SrcLoc loc) {
-  return gc_new<GlobalRefNode>(core_->cell_for(intern(name)), loc);
+  Value cell = core_->cell_for(intern(name));
+  if (host_ && (cell.obj()->header & kAutoloadCell)) host_->autoload(cell);
+  return gc_new<GlobalRefNode>(cell, loc);
 }
 
 Node* Expander::call(Node* fn, std::initializer_list<Node*> args, SrcLoc loc) {

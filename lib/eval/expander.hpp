@@ -129,6 +129,8 @@ struct ExpandHost {
   // Compiles and runs `ir`, a top-level expression of `env`, and returns its value.
   virtual Value run(Node* ir, Environment* env) = 0;
   virtual Value apply(Value proc, int argc, const Value* argv) = 0;
+  // `cell` is flagged kAutoloadCell (core/object.hpp): loads the prelude file that defines it.
+  virtual void autoload(Value cell) {}
 };
 
 // Binds every keyword in `core` (quote, lambda, if, define, let, cond, syntax-rules, else, =>, ...).

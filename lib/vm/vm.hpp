@@ -21,6 +21,7 @@ struct VmImpl;
 struct PassOptions;
 class Profiler;
 struct WarningScope;
+struct LazyPrelude;
 
 struct Vm {
   Environment* interaction_env = nullptr;  // what scripts and the REPL see
@@ -59,6 +60,8 @@ struct Vm {
   unsigned warning_kinds = 0;
   std::function<void(const std::string&)> on_warning;
   WarningScope* warning_scope = nullptr;
+  // The prelude files loaded on first use (engine/autoload.hpp), owned by the engine; null: none.
+  LazyPrelude* lazy_prelude = nullptr;
   // Sandbox: when false, load, include and library files are refused (the file procedures
   // themselves are rebound by the engine).
   bool allow_files = true;

@@ -29,7 +29,10 @@ std::set<std::string> reachable_names() {
   Environment* core = bridge::vm_of(engine()).core_env;
   for (const auto& [sym, binding] : *core->table) {
     if (is_internal_name(sym)) continue;
-    if (has_type(binding, Type::GlobalCell) && binding.as<GlobalCell>()->value == kUnbound) continue;
+    // A cell a deferred prelude file defines (engine/autoload.hpp) is bound as soon as it is used.
+    if (has_type(binding, Type::GlobalCell) && binding.as<GlobalCell>()->value == kUnbound &&
+        !(binding.obj()->header & kAutoloadCell))
+      continue;
     names.insert(symbol_name(sym));
   }
   return names;

@@ -1,0 +1,68 @@
+// Prelude files loaded on first use (lib/engine/autoload.hpp: automatic differentiation, hash
+// tables, format): their names behave as if the files had loaded at start-up — for the embedding
+// API's lookups and globals(), library exports, warnings — and loading one is the engine's work,
+// not charged to the evaluation that first used a name (its step and memory limits).
+#include <quasi/quasi.hpp>
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <string>
+#include <vector>
+
+using quasi::Engine;
+
+namespace {
+bool has(const std::vector<std::string>& names, const std::string& name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+}  // namespace
+
+TEST_CASE("autoload: deferred names are listed and found before any use", "[api][autoload]") {
+  {
+    Engine engine;
+    CHECK(engine.globals("jacob") == std::vector<std::string>{"jacobian"});
+    CHECK(has(engine.globals("hash-table-"), "hash-table-update!/default"));
+    CHECK(has(engine.globals("form"), "format"));
+  }
+  {
+    Engine engine;
+    CHECK(engine.contains("make-hash-table"));
+    CHECK(engine.eval("(procedure? hash-table-ref)").as<bool>());
+  }
+}
+
+TEST_CASE("autoload: names used first from C++, from a library, from eval", "[api][autoload]") {
+  {
+    Engine engine;
+    CHECK(engine.call("format", false, "~a+~a", 1, 2).as<std::string>() == "1+2");
+  }
+  {
+    Engine engine;
+    CHECK(engine.run_program("(import (scheme base) (quasi ad)) ((grad (lambda (x) (* x x x))) 2)").as<int>() == 12);
+  }
+  {
+    Engine engine;
+    CHECK(engine.eval("(eval '(hash-table? (make-hash-table)) (interaction-environment))").as<bool>());
+  }
+}
+
+TEST_CASE("autoload: loading is not charged to the evaluation that first uses a name", "[api][autoload][limits]") {
+  Engine::Options o;
+  o.step_limit = 5000;
+  o.memory_limit = 200 << 10;
+  Engine engine(o);
+  CHECK(engine.eval("((grad (lambda (x) (* x x))) 3.0)").as<double>() == 6.0);
+  CHECK(engine.eval("(let ((h (make-hash-table))) (hash-table-set! h 1 2) (hash-table-ref/default h 1 0))").as<int>() == 2);
+  CHECK(engine.eval("(format #f \"~a\" 12)").as<std::string>() == "12");
+  // The limits still hold for the evaluation's own work.
+  CHECK_THROWS_AS(engine.eval("(let loop () (loop))"), quasi::Error);
+}
+
+TEST_CASE("autoload: no warnings about the prelude's own text", "[api][autoload]") {
+  Engine::Options o;
+  std::vector<std::string> warnings;
+  o.on_warning = [&](const std::string& w) { warnings.push_back(w); };
+  Engine engine(o);
+  engine.eval("(define (f x) (hash-table-count x)) (f (make-hash-table)) (format #f \"~a\" ((grad (lambda (x) x)) 1.0))");
+  CHECK(warnings.empty());
+}
