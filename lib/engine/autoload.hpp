@@ -21,6 +21,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/gc.hpp"
 #include "core/object.hpp"
 
 namespace quasi {
@@ -31,7 +32,7 @@ struct LazyPrelude {
   struct File {
     const char* name;          // e.g. "70-ad.scm"
     std::string_view text;     // embedded: lives as long as the program
-    std::vector<Value> names;  // symbols it defines (interned symbols are never collected)
+    root_vector<Value> names;  // symbols it defines (held: symbols are collected when unreachable)
     bool loaded = false;
   };
   std::vector<File> files;
