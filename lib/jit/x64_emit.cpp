@@ -4,7 +4,7 @@
 // Register use inside compiled code (the same in every compiled procedure, so code of one
 // procedure can jump into another's):
 //   rbx  VmImpl*            r12  R, the running frame (stack + fp)
-//   r13  the VM stack base   r14  this run's session number (Frame::session)
+//   r13  VmImpl::nframes      r14  this run's session number (Frame::session)
 //   r15  rsp at the start of the run, restored by every exit
 //   rbp  this thread's small-object free lists (core/gc.hpp), for inline allocation
 //   rax, rcx, rdx, rsi, rdi, r8-r11, xmm0-xmm1: scratch
@@ -13,7 +13,8 @@
 // so that only a return in the same run, to a frame pushed that way, uses `ret`. Any exit resets
 // rsp from r15, dropping the machine return addresses; the VM frames stay valid.
 // VmImpl::fp, top and cur_proto are implicit while machine code runs (r12, the Proto's nregs, the
-// Proto) and written at every hand-over and before primitive calls (sync_vm_state).
+// Proto) and written at every hand-over and before primitive calls (sync_vm_state); nframes lives
+// in r13, written back at every hand-over and before every call into the runtime.
 // Values live in the frame's slots, never only in a machine register across an instruction, so
 // the collector (which scans the VM stack) sees every value and any instruction can hand over to
 // the interpreter. The machine stack holds only the saved registers of jit_run's entry stub.
@@ -136,9 +137,10 @@ void emit_prologue(Assembler& a) {
   a.mov(r14, qword_ptr(rbx, kVmJitSession));
   a.add(r14, 1);
   a.mov(qword_ptr(rbx, kVmJitSession), r14);
-  a.mov(r13, qword_ptr(rbx, kVmStack));
+  a.mov(r13, qword_ptr(rbx, kVmNframes));
+  a.mov(rcx, qword_ptr(rbx, kVmStack));
   a.mov(rax, qword_ptr(rbx, kVmFp));
-  a.lea(r12, ptr(r13, rax, 3));
+  a.lea(r12, ptr(rcx, rax, 3));
   a.jmp(rsi);
 }
 void emit_epilogue(Assembler& a) {
@@ -274,6 +276,7 @@ class Emitter {
     // implicit (fp, top, cur_proto) before the interpreter sees it.
     a_.bind(exit_sync_);
     sync_vm_state(rcx);
+    a_.mov(qword_ptr(rbx, kVmNframes), r13);
     a_.bind(epilogue_);
     emit_epilogue(a_);
   }
@@ -323,7 +326,10 @@ class Emitter {
     a_.mov(dst, imm(v.bits));
   }
 
+  // nframes (r13) is written back first: the collector scans the frames up to it, and a
+  // primitive may look at the frames or call back into Scheme.
   void call_runtime(const void* fn) {
+    a_.mov(qword_ptr(rbx, kVmNframes), r13);
     a_.mov(rax, imm(reinterpret_cast<uint64_t>(fn)));
     a_.call(rax);
   }
@@ -419,7 +425,7 @@ class Emitter {
   }
 
   // The VM state machine code does not keep up to date while it runs (the lean call protocol):
-  // in this procedure's code fp is (r12 - r13) / 8, top is fp + nregs and cur_proto is this
+  // in this procedure's code fp is (r12 - vm.stack) / 8, top is fp + nregs and cur_proto is this
   // Proto, all implied. Written before anything outside machine code may look: every hand-over
   // to the interpreter (exit_sync_) and every call of a primitive (which may call back into
   // Scheme, raise, or take a backtrace). Clobbers `t`.
@@ -434,7 +440,7 @@ class Emitter {
   // t = this frame's fp (an index into the VM stack), from r12.
   void caller_fp(const Gp& t) {
     a_.mov(t, r12);
-    a_.sub(t, r13);
+    a_.sub(t, qword_ptr(rbx, kVmStack));
     a_.sar(t, 3);
   }
 
@@ -1151,6 +1157,7 @@ class Emitter {
     a_.mov(edx, int32_t(s.b));
     a_.lea(rcx, R(s.a + 1));
     call_runtime(reinterpret_cast<const void*>(&rt_call_primitive));
+    a_.mov(r13, qword_ptr(rbx, kVmNframes));  // as it was, after any nested run
     a_.test(rax, rax);
     a_.jz(exit);
   }
@@ -1258,14 +1265,12 @@ class Emitter {
   // Frame{pc + 1, fp, fp + nregs, a, this Proto}; leaves r10 = the frame's address. The VM's
   // fp, top and cur_proto are not written: the callee's code implies its own (sync_vm_state).
   void push_call_frame(const Step& s, const Label& exit) {
-    a_.mov(r10, qword_ptr(rbx, kVmNframes));
-    a_.cmp(r10, qword_ptr(rbx, kVmFramesSoftLimit));
+    a_.cmp(r13, qword_ptr(rbx, kVmFramesSoftLimit));
     a_.jge(exit);
     check_stack_room(exit);
-    a_.lea(r11, ptr(r10, 1));
-    a_.mov(qword_ptr(rbx, kVmNframes), r11);
-    a_.imul(r10, r10, kFrameSize);
+    a_.imul(r10, r13, kFrameSize);
     a_.add(r10, qword_ptr(rbx, kVmFrames));
+    a_.add(r13, 1);
     a_.mov(r11, imm(reinterpret_cast<uint64_t>(p_->code + s.index + 1)));
     a_.mov(qword_ptr(r10, kFramePc), r11);
     a_.mov(qword_ptr(r10, kFrameFp), rdi);
@@ -1479,11 +1484,8 @@ class Emitter {
   // turned off in this run (whatever can turn it off leaves the run). Else return_slow_.
   void emit_return() {
     return_used_ = true;
-    a_.mov(rcx, qword_ptr(rbx, kVmNframes));
-    a_.sub(rcx, 1);
-    a_.mov(qword_ptr(rbx, kVmNframes), rcx);
-    a_.mov(r9, rcx);  // the popped frame's index, for lower_shared_mark
-    a_.imul(rcx, rcx, kFrameSize);
+    a_.sub(r13, 1);
+    a_.imul(rcx, r13, kFrameSize);
     a_.add(rcx, qword_ptr(rbx, kVmFrames));
     a_.cmp(qword_ptr(rcx, kFrameSession), r14);
     a_.jne(return_slow_);
@@ -1496,6 +1498,8 @@ class Emitter {
   void emit_return_slow() {
     Label barrier = a_.newLabel(), interpreted = a_.newLabel();
     a_.bind(return_slow_);
+    a_.mov(qword_ptr(rbx, kVmNframes), r13);
+    a_.mov(r9, r13);  // the popped frame's index, for lower_shared_mark
     a_.mov(rdx, qword_ptr(rcx, kFrameFp));
     a_.mov(qword_ptr(rbx, kVmFp), rdx);
     a_.mov(rsi, qword_ptr(rcx, kFrameTop));
@@ -1505,7 +1509,8 @@ class Emitter {
     a_.mov(rdi, qword_ptr(rcx, kFramePc));
     a_.test(rdi, rdi);
     a_.jz(barrier);
-    a_.lea(r12, ptr(r13, rdx, 3));
+    a_.mov(r8, qword_ptr(rbx, kVmStack));
+    a_.lea(r12, ptr(r8, rdx, 3));
     a_.mov(rdx, qword_ptr(rcx, kFrameDst));
     a_.mov(ptr(r12, rdx, 3), rax);
     a_.cmp(byte_ptr(rbx, kVmJitActive), 0);
