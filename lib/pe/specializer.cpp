@@ -773,6 +773,8 @@ PVal* Specializer::ad_j_closure(PVal* c) {
   auto* rec = static_cast<LetNode*>(src->clauses[0]->body);
   if (rec->inits.size() != 1 || rec->inits[0]->kind != NodeKind::Lambda)
     throw Bailout{"internal: the maker of J has an unexpected shape"};
+  // bounded like lib/ad's maker caches: a forgotten entry only makes %ad-j-layout bail out
+  if (st_.ad_j_makers.size() >= 4096) st_.ad_j_makers.clear();
   st_.ad_j_makers[static_cast<LambdaNode*>(rec->inits[0])] = src;
   return call(make_static(maker), margs);
 }

@@ -123,4 +123,10 @@
 (test-assert "saddle: d/dx2 = finite differences" (close? (fd (lambda (x) (saddle-outer 1.0 x)) 2.0) (cadr (s-saddle 1.0 2.0))))
 (test-assert "saddle: no %ad-j left in the residual" (not (memq (quote %ad-j) (symbols-in (residual s-saddle)))))
 
+;; forward over reverse through a closure the evaluator makes: derivative of an inner gradient of
+;; a closure over w (the particle benchmark's nesting)
+(define (inner-grad w) ((grad (lambda (x) (* x x w (sin w)))) 1.5))
+(define s-fr (specialized-without-fallback "derivative of a gradient of a closure" (derivative inner-grad) '((0.7) (2.0))))
+(test-assert "derivative of a gradient of a closure = finite differences" (close? (fd inner-grad 0.7) (s-fr 0.7)))
+
 (test-end)
