@@ -232,7 +232,7 @@ static bool slice_equal(const gc_vector<KeyItem>& a, size_t a0, size_t a1, const
   return true;
 }
 
-bool Specializer::build_key(const Callee& c, size_t clause, gc_vector<PVal*>& slots, KeyBuild& kb) {
+bool Specializer::build_key(const Callee& c, size_t clause, gc_vector<PVal*>& slots, KeyBuild& kb, bool probe) {
   LambdaClause* cl = c.lam->clauses[clause];
   size_t nfree = slots.size() - cl->params.size() - (cl->rest ? 1 : 0);
   if (c.closure) {  // references to the callee inside its own environment
@@ -252,6 +252,7 @@ bool Specializer::build_key(const Callee& c, size_t clause, gc_vector<PVal*>& sl
     if (!kb.ok) return false;
     // An argument with too large a skeleton is passed as a dynamic value instead.
     if (kb.items.size() - start > size_t(kMaxKeyItems)) {
+      if (probe) return false;  // a probe emits no code and notes nothing
       kb.items.resize(start);
       kb.owner.resize(start);
       kb.field.resize(start);
@@ -681,7 +682,7 @@ Entry* Specializer::loop_helper(const Callee& c, size_t clause, gc_vector<PVal*>
   }
   for (PVal* a : args) slots.push_back(a);
   KeyBuild kb;
-  if (!build_key(c, clause, slots, kb)) return nullptr;
+  if (!build_key(c, clause, slots, kb, true)) return nullptr;
   for (size_t k = from; k < entries_.size(); k++) {
     Entry* e = entries_[k];
     if (e->dead || e->pending || e->lam != c.lam || e->clause != clause || e->runtime != c.runtime) continue;

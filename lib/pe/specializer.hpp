@@ -356,7 +356,9 @@ class Specializer : public ExprFunctor<PVal*(Node*, PEnv*)> {
 
   // ---- keys ----
   struct KeyBuild;
-  bool build_key(const Callee& c, size_t clause, gc_vector<PVal*>& slots, KeyBuild& kb);
+  // `probe`: only to compare (Specializer::loop_helper): an argument too large to key fails it
+  // instead of being generalized.
+  bool build_key(const Callee& c, size_t clause, gc_vector<PVal*>& slots, KeyBuild& kb, bool probe = false);
   void encode(PVal* v, KeyBuild& kb);
   Entry* lookup(const KeyBuild& kb, LambdaNode* lam, size_t clause, Value runtime);
   PVal* rebuild(const gc_vector<KeyItem>& key, size_t& i, gc_vector<Var*>& params, size_t& pi,
