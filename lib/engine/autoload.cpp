@@ -23,7 +23,8 @@ std::string source_name(const LazyPrelude::File& f) { return std::string("prelud
 
 // The names a prelude file's top-level forms define, by a scan of its text much cheaper than
 // reading it (start-up would pay for reading what it defers). Each top-level form must be
-// (define name ...), (define (name ...) ...) or (define-syntax %name ...); the text between them
+// (define name ...), (define (name ...) ...), (define-record-type ...) or (define-syntax %name
+// ...); the text between them
 // whitespace and comments. Anything else (another form, an unusual token) makes the file
 // not deferrable: false.
 class DefinitionScan {
@@ -37,6 +38,10 @@ class DefinitionScan {
       if (t_[i_] != '(') return false;
       i_++;
       std::string_view head = token();
+      if (head == "define-record-type") {
+        if (!record_names(names)) return false;
+        continue;
+      }
       if (head != "define" && head != "define-syntax") return false;
       if (!skip_atmosphere()) return false;
       int depth = 1;
@@ -57,6 +62,47 @@ class DefinitionScan {
   }
 
  private:
+  // (define-record-type type (ctor field ...) pred (field accessor [modifier]) ...), after its
+  // head: the variables its expansion defines (eval/expander.cpp, rw_define_record_type). Each
+  // part must be an identifier or a list of identifiers (no #f constructor or predicate).
+  bool record_names(std::vector<std::string_view>* names) {
+    std::vector<std::vector<std::string_view>> parts;
+    for (;;) {
+      if (!skip_atmosphere() || i_ == t_.size()) return false;
+      if (t_[i_] == ')') {
+        i_++;
+        break;
+      }
+      std::vector<std::string_view> part;
+      if (t_[i_] == '(') {
+        i_++;
+        for (;;) {
+          if (!skip_atmosphere() || i_ == t_.size()) return false;
+          if (t_[i_] == ')') {
+            i_++;
+            break;
+          }
+          std::string_view tok = token();
+          if (tok.empty()) return false;
+          part.push_back(tok);
+        }
+        if (part.empty()) return false;
+      } else {
+        std::string_view tok = token();
+        if (tok.empty()) return false;
+        part.push_back(tok);
+      }
+      parts.push_back(std::move(part));
+    }
+    if (parts.size() < 3 || parts[0].size() != 1 || parts[2].size() != 1) return false;
+    names->push_back(parts[0][0]);  // the type
+    names->push_back(parts[1][0]);  // the constructor
+    names->push_back(parts[2][0]);  // the predicate
+    for (size_t k = 3; k < parts.size(); k++)
+      for (size_t j = 1; j < parts[k].size(); j++) names->push_back(parts[k][j]);  // accessors, modifiers
+    return true;
+  }
+
   static bool delimiter(char c) {
     return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '(' || c == ')' ||
            c == '"' || c == ';';

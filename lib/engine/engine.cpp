@@ -60,10 +60,10 @@ struct Engine {
 
 namespace {
 // Prelude files loaded on first use (engine/autoload.hpp): most programs never differentiate, make
-// a hash table or format, and their procedures would otherwise cost every program start-up time
+// a comparator or a hash table, or format, and their procedures would otherwise cost every program start-up time
 // and every collection marking time. A file that stops qualifying is loaded at start-up.
 bool loaded_on_first_use(const char* name) {
-  for (const char* n : {"70-ad.scm", "70-hash-tables.scm", "75-format.scm"})
+  for (const char* n : {"65-comparators.scm", "70-ad.scm", "70-hash-tables.scm", "75-format.scm"})
     if (std::strcmp(n, name) == 0) return true;
   return false;
 }

@@ -11,6 +11,10 @@
 ;;; in the natural order (pairs and vectors lexicographically, shorter vectors first; complex
 ;;; numbers by real part then imaginary part).
 ;;;
+;;; Its public macros (hash-bound, hash-salt, comparator-if<=>) are in 66-comparator-syntax.scm:
+;;; this file holds only definitions of variables, so it is loaded on first use
+;;; (lib/engine/autoload.hpp).
+;;;
 ;;; Internal helpers (prefix %): %comparator %comparator-default-rank %default<? ...
 
 (define-record-type comparator
@@ -61,9 +65,7 @@
            bound)))
 (define default-hash equal-hash)
 
-(define-syntax hash-bound (syntax-rules () ((_) 2305843009213693951)))
 (define %hash-salt 0)
-(define-syntax hash-salt (syntax-rules () ((_) %hash-salt)))
 
 ;; ---- comparison ---------------------------------------------------------------------------
 (define (%chain who test c args)
@@ -90,17 +92,6 @@
 (define (>=? c a b . rest)
   (define (ge c a b) (not ((comparator-ordering-predicate c) a b)))
   (if (null? rest) (ge c a b) (%chain ">=?" ge c (cons a (cons b rest)))))
-
-;; (comparator-if<=> [c] a b less equal greater)
-(define-syntax comparator-if<=>
-  (syntax-rules ()
-    ((_ a b less equal greater)
-     (comparator-if<=> (make-default-comparator) a b less equal greater))
-    ((_ c a b less equal greater)
-     (let ((cmp c) (x a) (y b))
-       (cond (((comparator-equality-predicate cmp) x y) equal)
-             (((comparator-ordering-predicate cmp) x y) less)
-             (else greater))))))
 
 ;; ---- the default comparator ----------------------------------------------------------------
 (define %registered-comparators '())  ; newest first

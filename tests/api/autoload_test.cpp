@@ -1,5 +1,5 @@
-// Prelude files loaded on first use (lib/engine/autoload.hpp: automatic differentiation, hash
-// tables, format): their names behave as if the files had loaded at start-up — for the embedding
+// Prelude files loaded on first use (lib/engine/autoload.hpp: comparators, automatic
+// differentiation, hash tables, format): their names behave as if the files had loaded at start-up — for the embedding
 // API's lookups and globals(), library exports, warnings — and loading one is the engine's work,
 // not charged to the evaluation that first used a name (its step and memory limits).
 #include <quasi/quasi.hpp>
@@ -43,6 +43,16 @@ TEST_CASE("autoload: names used first from C++, from a library, from eval", "[ap
   {
     Engine engine;
     CHECK(engine.eval("(eval '(hash-table? (make-hash-table)) (interaction-environment))").as<bool>());
+  }
+  {
+    // A macro loaded at start-up whose expansion refers to a deferred file's names.
+    Engine engine;
+    CHECK(engine.eval("(comparator-if<=> 1 2 'less 'same 'more)").as<std::string>() == "less");
+  }
+  {
+    // A record type's accessors from a deferred file.
+    Engine engine;
+    CHECK(engine.eval("((comparator-equality-predicate (make-equal-comparator)) '(1) '(1))").as<bool>());
   }
 }
 
