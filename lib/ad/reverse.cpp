@@ -95,6 +95,10 @@ struct Step {
                               // is the producer's values
   gc_vector<Atom> args;
   gc_vector<Var*> outer;  // kBranch: the outer variables of its vector; kClosure: the layout
+  // kBranch: whether an arm's backward code may move a cell's adjoint (it has calls, branches or
+  // cell operations). A quiet arm's pullback, given the zero, returns zeros and does nothing.
+  bool quiet_arms = false;  // both arms are quiet
+  Var* effectful = nullptr;  // one arm is: #t when the arm taken is the effectful one
 };
 
 using Steps = std::vector<Step, scratch_allocator<Step>>;
@@ -545,12 +549,13 @@ Atom Reverse::branch(IfNode* n) {
   bool on = act(arms[0].result) || act(arms[1].result);
   // An arm whose backward code may move a cell's adjoint keeps its pullback even when it sends
   // no cotangent out.
-  bool effects = false;
-  for (Arm& a : arms)
-    for (const Step& st : a.blk.steps)
+  bool arm_effects[2] = {false, false};
+  for (int i = 0; i < 2; i++)
+    for (const Step& st : arms[i].blk.steps)
       if (st.kind == Step::kCall || st.kind == Step::kBranch ||
           (st.rule && st.rule->cell != DerivativeRule::CellOp::kNone))
-        effects = true;
+        arm_effects[i] = true;
+  bool effects = arm_effects[0] || arm_effects[1];
   if (outer.empty() && !effects) {
     Node* arm_code[2];
     for (int i = 0; i < 2; i++) arm_code[i] = arms[i].blk.fwd.get(atom(arms[i].result));
@@ -576,6 +581,11 @@ Atom Reverse::branch(IfNode* n) {
   s.x = activate(push(b, gcall("car", {ref(pair)}), "v"), true);
   s.pb = push(b, gcall("cdr", {ref(pair)}), "pb");
   s.outer = outer;
+  s.quiet_arms = !effects;
+  // Which arm ran, for a backward sweep that reaches no cotangent to this value: a quiet arm's
+  // pullback need not run, which the partial evaluator sees when it knows the test.
+  if (arm_effects[0] != arm_effects[1])
+    s.effectful = push(b, gc_new<IfNode>(atom(t), cst(make_bool(arm_effects[0])), cst(make_bool(arm_effects[1])), n->loc), "e");
   b.steps.push_back(s);
   return Atom{s.x};
 }
@@ -631,13 +641,15 @@ void Reverse::backward(Block& b, const Atom& result, Var* d, Adj& adj, gc_vector
     // cell's adjoint (a write, a make), or may (a call, an if), when some adjoint is pending.
     bool reached = found != adj.end();
     bool always = s.kind == Step::kPrim && s.rule && s.rule->always();
-    bool maybe = !reached && (s.kind == Step::kCall || s.kind == Step::kBranch);
+    bool maybe = !reached && (s.kind == Step::kCall || (s.kind == Step::kBranch && !s.quiet_arms));
     if (!reached && !always && !maybe) continue;
     Var* dx = reached ? found->second : out.push(zero(), intern("d"));
     // the pullback of an unreached call: run only while some adjoint is pending
     auto run_pb = [&]() -> Node* {
       Node* c = call(ref(s.pb), gc_vector<Node*>{ref(dx)});
-      return maybe ? gc_new<IfNode>(gcall("%ad-adjoints-pending?", {}), c, zero(), SrcLoc{}) : c;
+      if (!maybe) return c;
+      Node* guarded = gc_new<IfNode>(gcall("%ad-adjoints-pending?", {}), c, zero(), SrcLoc{});
+      return s.effectful ? gc_new<IfNode>(ref(s.effectful), guarded, zero(), SrcLoc{}) : guarded;
     };
     switch (s.kind) {
       case Step::kPrim: {

@@ -223,7 +223,7 @@
       (let* ((lay (%ad-j-layout j)) (n (vector-ref lay 0)) (m (- (vector-length lay) 1)))
         (let loop ((k 0) (fv '%ad-zero) (whole '%ad-zero))
           (if (= k m)
-              (%ad-add (if (eq? fv '%ad-zero) fv (list->vector (%ad-take fv n))) whole)
+              (%ad-add (if (eq? fv '%ad-zero) fv (%ad-l->v (%ad-take fv n))) whole)
               (let ((s (vector-ref lay (+ k 1))) (c (%ad-vector-ref d k)))
                 (cond ((= s -1) (loop (+ k 1) fv (%ad-add whole c)))
                       ((= s -2) (loop (+ k 1) fv whole))

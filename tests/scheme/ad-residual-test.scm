@@ -122,6 +122,9 @@
 (test-assert "saddle: d/dx1 = finite differences" (close? (fd (lambda (x) (saddle-outer x 2.0)) 1.0) (car (s-saddle 1.0 2.0))))
 (test-assert "saddle: d/dx2 = finite differences" (close? (fd (lambda (x) (saddle-outer 1.0 x)) 2.0) (cadr (s-saddle 1.0 2.0))))
 (test-assert "saddle: no %ad-j left in the residual" (not (memq (quote %ad-j) (symbols-in (residual s-saddle)))))
+;; straight-line: no pullback run only while a set! cell's adjoint is pending (grad's own check
+;; that f is a procedure is a branch with one quiet arm), no closure cotangent left as a list
+(test-assert "saddle: the residual is straight-line" (straight-line? (residual s-saddle)))
 
 ;; forward over reverse through a closure the evaluator makes: derivative of an inner gradient of
 ;; a closure over w (the particle benchmark's nesting)
