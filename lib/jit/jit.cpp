@@ -95,8 +95,11 @@ bool jit_compile(VmImpl& vm, Proto* p, const char* why) {
   p->jit_state = kJitDone;
   if (jit_log_enabled()) {
     double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
-    std::fprintf(stderr, "jit: compiled %s (%d instructions -> %zu bytes, %.0f us): %s\n",
-                 name_of(p).c_str(), p->ncode, code->code_size, us, why);
+    std::string regs;
+    for (uint16_t r : lowered.regs.pinned) regs += " R" + std::to_string(r);
+    std::fprintf(stderr, "jit: compiled %s (%d instructions -> %zu bytes, %.0f us): %s%s%s\n",
+                 name_of(p).c_str(), p->ncode, code->code_size, us, why,
+                 regs.empty() ? "" : "; in machine registers:", regs.c_str());
   }
   return true;
 }

@@ -65,7 +65,9 @@ bool lower(const Proto* p, LoweredProc* out, std::string* why) {
     out->steps.push_back(s);
     i += s.width;
   }
-  out->flonum_groups = find_flonum_groups(p, out->steps, out->label);
+  out->live = Liveness(p, out->steps);
+  out->flonum_groups = find_flonum_groups(p, out->steps, out->label, out->live);
+  out->regs = plan_registers(p, out->steps, out->label, out->live);
   return true;
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "jit/regalloc.hpp"
 #include "vm/proto.hpp"
 
 namespace quasi::jit {
@@ -34,6 +35,8 @@ struct LoweredProc {
   std::vector<FlonumGroup> flonum_groups;  // in step order, disjoint
   std::vector<uint8_t> label;  // per bytecode index: something jumps here
   std::vector<uint8_t> entry;  // per bytecode index: the interpreter may enter native code here
+  Liveness live;                // of the VM registers, per step
+  RegisterPlan regs;            // the VM registers kept in machine registers
 };
 
 // Limits beyond which a procedure stays interpreted (machine code size grows with them).

@@ -243,6 +243,19 @@ class Emitter {
     epilogue_ = a_.newLabel();
     exit_sync_ = a_.newLabel();
     return_slow_ = a_.newLabel();
+    // Entering from outside (a caller, the interpreter) loads the pinned registers live there
+    // from their slots: at the start in line, elsewhere in a stub after the code.
+    entry0_ = a_.newLabel();
+    entry_labels_ = labels_;
+    std::vector<int32_t> stubs;
+    for (int32_t i = 1; i <= p_->ncode; i++)
+      if (lp_.entry[size_t(i)] && lp_.label[size_t(i)] && !pinned_live_in(position_of(i)).empty()) {
+        entry_labels_[size_t(i)] = a_.newLabel();
+        stubs.push_back(i);
+      }
+    entry_labels_[0] = entry0_;
+    a_.bind(entry0_);
+    reload(pinned_live_in(0));
     size_t group = 0;
     for (size_t k = 0; k < lp_.steps.size(); k++) {
       const Step& s = lp_.steps[k];
@@ -267,9 +280,15 @@ class Emitter {
       sp.emit();
     }
     if (return_used_) emit_return_slow();
-    for (auto& [index, label] : exits_) {
-      a_.bind(label);
-      a_.mov(rax, imm(reinterpret_cast<uint64_t>(p_->code + index)));
+    for (int32_t i : stubs) {
+      a_.bind(entry_labels_[size_t(i)]);
+      reload(pinned_live_in(position_of(i)));
+      a_.jmp(labels_[size_t(i)]);
+    }
+    for (const Exit& e : exits_) {
+      a_.bind(e.label);
+      if (e.flush) flush(pinned_live_in(position_of(e.index)));
+      a_.mov(rax, imm(reinterpret_cast<uint64_t>(p_->code + e.index)));
       a_.jmp(exit_sync_);
     }
     // Every hand-over from this procedure's own frame writes the VM state machine code keeps
@@ -281,7 +300,8 @@ class Emitter {
     emit_epilogue(a_);
   }
 
-  const std::vector<Label>& labels() const { return labels_; }
+  // Where the interpreter (or a return through the entries table) enters at bytecode index i.
+  const std::vector<Label>& entry_labels() const { return entry_labels_; }
 
  private:
   struct SlowPath {
@@ -299,18 +319,112 @@ class Emitter {
   Label exit_sync_;     // writes fp, top and cur_proto, then the epilogue (rax: the pc)
   Label return_slow_;   // the general half of a return (emit_return_slow)
   bool return_used_ = false;
-  std::vector<std::pair<int32_t, Label>> exits_;
+  struct Exit {
+    int32_t index;
+    bool flush;
+    Label label;
+  };
+  std::vector<Exit> exits_;
+  Label entry0_;                     // the start for callers: loads the pinned parameters
+  std::vector<Label> entry_labels_;  // per bytecode index: where the interpreter enters
   std::vector<SlowPath> slow_paths_;
   std::map<int32_t, size_t> position_;  // bytecode index -> position in lp_.steps
 
-  static Mem R(int reg) { return qword_ptr(r12, int32_t(reg) * 8); }
+  static Mem slot(int reg) { return qword_ptr(r12, int32_t(reg) * 8); }
 
-  // The label that hands bytecode instruction `index` to the interpreter.
-  Label exit_label(int32_t index) {
+  // ---- VM registers: a frame slot, or a pinned register's machine register (jit/regalloc.hpp) ----
+
+  // The machine registers pinned VM registers live in, by home. Caller-saved and not argument
+  // registers of the runtime routines: a call sequence (which stores them first) and the exit
+  // paths may clobber them, and call_runtime saves them around a routine.
+  static Gp home_register(int home) {
+    static const Gp regs[kMaxPinned] = {r8, r9, r10, r11};
+    return regs[home];
+  }
+  bool pinned(int r) const { return size_t(r) < lp_.regs.home.size() && lp_.regs.home[size_t(r)] >= 0; }
+  Gp home(int r) const { return home_register(lp_.regs.home[size_t(r)]); }
+  // dst = R[r].
+  void ld(const Gp& dst, int r) {
+    if (!pinned(r)) a_.mov(dst, slot(r));
+    else if (home(r).id() != dst.id()) a_.mov(dst, home(r));
+  }
+  // R[r] as a register: its machine register when pinned, else loaded into `scratch`.
+  Gp use(int r, const Gp& scratch) {
+    if (pinned(r)) return home(r);
+    a_.mov(scratch, slot(r));
+    return scratch;
+  }
+  // R[r] = src.
+  void st(int r, const Gp& src) {
+    if (!pinned(r)) a_.mov(slot(r), src);
+    else if (home(r).id() != src.id()) a_.mov(home(r), src);
+  }
+  // R[r] = the quadword at m (through rax when R[r] is in its slot).
+  void st_from(int r, const Mem& m) {
+    if (pinned(r)) {
+      a_.mov(home(r), m);
+    } else {
+      a_.mov(rax, m);
+      a_.mov(slot(r), rax);
+    }
+  }
+  // R[dst] = R[src].
+  void move(int dst, int src) {
+    if (pinned(src)) st(dst, home(src));
+    else st_from(dst, slot(src));
+  }
+  void cmp_imm(int r, int32_t v) {
+    if (pinned(r)) a_.cmp(home(r), v);
+    else a_.cmp(slot(r), v);
+  }
+  void cmp_reg(const Gp& x, int r) {
+    if (pinned(r)) a_.cmp(x, home(r));
+    else a_.cmp(x, slot(r));
+  }
+  // Position of bytecode index `index` in the steps (the end: steps.size()).
+  size_t position_of(int32_t index) const {
+    auto it = position_.find(index);
+    return it == position_.end() ? lp_.steps.size() : it->second;
+  }
+  // The pinned registers live before (after) the step at position k; an argument register
+  // always is (backtraces read the arguments from the frame).
+  std::vector<uint16_t> pinned_live_in(size_t k) const {
+    std::vector<uint16_t> v;
+    for (uint16_t r : lp_.regs.pinned)
+      if (holds_argument(p_, r) || (k < lp_.steps.size() && lp_.live.live_in(k, r))) v.push_back(r);
+    return v;
+  }
+  std::vector<uint16_t> pinned_live_out(size_t k) const {
+    std::vector<uint16_t> v;
+    for (uint16_t r : lp_.regs.pinned)
+      if (holds_argument(p_, r) || (k < lp_.steps.size() && lp_.live.live_out(k, r))) v.push_back(r);
+    return v;
+  }
+  // Brings the frame slots of these pinned registers up to date (someone else will read them).
+  void flush(const std::vector<uint16_t>& regs) {
+    for (uint16_t r : regs) a_.mov(slot(r), home(r));
+  }
+  // Loads these pinned registers from their slots (someone else may have written them).
+  void reload(const std::vector<uint16_t>& regs, int except = -1) {
+    for (uint16_t r : regs)
+      if (r != except) a_.mov(home(r), slot(r));
+  }
+  // The pinned registers this step reads, brought to their slots (for a routine that reads the frame).
+  void flush_reads(const Step& s) {
+    std::vector<uint16_t> regs;
+    for (uint16_t r : register_use(p_, s).reads)
+      if (pinned(r) && std::find(regs.begin(), regs.end(), r) == regs.end()) regs.push_back(r);
+    flush(regs);
+  }
+
+  // The label that hands bytecode instruction `index` to the interpreter. With `flush`, the
+  // exit first stores the pinned registers live there (the machine registers must still hold
+  // them at the jump); without, the code jumping there has stored them already (a call).
+  Label exit_label(int32_t index, bool flush = true) {
     for (auto& e : exits_)
-      if (e.first == index) return e.second;
+      if (e.index == index && e.flush == flush) return e.label;
     Label l = a_.newLabel();
-    exits_.emplace_back(index, l);
+    exits_.push_back(Exit{index, flush, l});
     return l;
   }
   void exit_to(int32_t index) { a_.jmp(exit_label(index)); }
@@ -327,11 +441,18 @@ class Emitter {
   }
 
   // nframes (r13) is written back first: the collector scans the frames up to it, and a
-  // primitive may look at the frames or call back into Scheme.
-  void call_runtime(const void* fn) {
+  // primitive may look at the frames or call back into Scheme. The pinned registers' machine
+  // registers are saved around the call on the machine stack, which the collector scans too
+  // (`save` false: the caller has stored them in their slots and reloads them after).
+  void call_runtime(const void* fn, bool save = true) {
     a_.mov(qword_ptr(rbx, kVmNframes), r13);
+    size_t n = save ? lp_.regs.pinned.size() : 0;
+    for (size_t h = 0; h < n; h++) a_.push(home_register(int(h)));
+    if (n % 2) a_.sub(rsp, 8);
     a_.mov(rax, imm(reinterpret_cast<uint64_t>(fn)));
     a_.call(rax);
+    if (n % 2) a_.add(rsp, 8);
+    for (size_t h = n; h-- > 0;) a_.pop(home_register(int(h)));
   }
 
   // R[dst] = the routine's result; its failure (0) hands the instruction to the interpreter.
@@ -339,7 +460,7 @@ class Emitter {
     call_runtime(fn);
     a_.test(rax, rax);
     a_.jz(exit);
-    a_.mov(R(dst), rax);
+    st(dst, rax);
   }
 
   // rax = an object popped from the free list at `list_offset` (rbp), its header written; an empty
@@ -370,7 +491,7 @@ class Emitter {
     pop_free_list(list_offset, header, empty);
     fill();
     a_.bind(done);
-    a_.mov(R(dst), rax);
+    st(dst, rax);
   }
 
   // rax = a new flonum holding xmm0 (popped inline; an empty list calls rt_flonum in line, so this
@@ -453,22 +574,25 @@ class Emitter {
   void step(const Step& s) {
     switch (s.op) {
       case Op::kMove:
-        a_.mov(rax, R(s.b));
-        a_.mov(R(s.a), rax);
+        move(s.a, s.b);
         return;
       case Op::kConst:
-        load_constant(rax, p_->consts[s.b]);
-        a_.mov(R(s.a), rax);
+        if (pinned(s.a)) {
+          load_constant(home(s.a), p_->consts[s.b]);
+        } else {
+          load_constant(rax, p_->consts[s.b]);
+          a_.mov(slot(s.a), rax);
+        }
         return;
       case Op::kGlobalRef:
         load_constant(rcx, p_->consts[s.b]);
         a_.mov(rax, qword_ptr(rcx, kCellValue));
         a_.cmp(rax, int32_t(kUnbound.bits));
         a_.je(exit_label(s.index));
-        a_.mov(R(s.a), rax);
+        st(s.a, rax);
         return;
       case Op::kGlobalSet:
-      case Op::kGlobalDef:
+      case Op::kGlobalDef: {
         load_constant(rcx, p_->consts[s.b]);
         a_.test(qword_ptr(rcx), int32_t(kInlinedCell | kWatchedCell));
         a_.jnz(exit_label(s.index));
@@ -476,47 +600,51 @@ class Emitter {
           a_.cmp(qword_ptr(rcx, kCellValue), int32_t(kUnbound.bits));
           a_.je(exit_label(s.index));
         }
-        a_.mov(rax, R(s.a));
-        a_.mov(qword_ptr(rcx, kCellValue), rax);
+        Gp v = use(s.a, rax);
+        a_.mov(qword_ptr(rcx, kCellValue), v);
         return;
-      case Op::kFree:
-        a_.mov(rax, R(0));
-        a_.mov(rax, qword_ptr(rax, kClosureFree + int32_t(s.b) * 8));
-        a_.mov(R(s.a), rax);
+      }
+      case Op::kFree: {
+        Gp c = use(0, rax);
+        st_from(s.a, qword_ptr(c, kClosureFree + int32_t(s.b) * 8));
         return;
-      case Op::kFreeUnbox:
-        a_.mov(rax, R(0));
-        a_.mov(rax, qword_ptr(rax, kClosureFree + int32_t(s.b) * 8));
-        a_.mov(rax, qword_ptr(rax, kBoxValue));
-        a_.mov(R(s.a), rax);
+      }
+      case Op::kFreeUnbox: {
+        Gp c = use(0, rax);
+        a_.mov(rax, qword_ptr(c, kClosureFree + int32_t(s.b) * 8));
+        st_from(s.a, qword_ptr(rax, kBoxValue));
         return;
+      }
       case Op::kBox: {
         int32_t r = s.a;
         allocate_into(
             r, kBoxList, make_header(Type::Box), s.index,
             [=, this] {
-              a_.mov(rcx, R(r));
-              a_.mov(qword_ptr(rax, kBoxValue), rcx);
+              Gp v = use(r, rcx);
+              a_.mov(qword_ptr(rax, kBoxValue), v);
             },
-            [=, this] { a_.mov(rdi, R(r)); }, reinterpret_cast<const void*>(&rt_box));
+            [=, this] { ld(rdi, r); }, reinterpret_cast<const void*>(&rt_box));
         return;
       }
-      case Op::kUnbox:
-        a_.mov(rax, R(s.b));
-        a_.mov(rax, qword_ptr(rax, kBoxValue));
-        a_.mov(R(s.a), rax);
+      case Op::kUnbox: {
+        Gp x = use(s.b, rax);
+        st_from(s.a, qword_ptr(x, kBoxValue));
         return;
-      case Op::kSetBox:
-        a_.mov(rax, R(s.a));
-        a_.mov(rcx, R(s.b));
-        a_.mov(qword_ptr(rax, kBoxValue), rcx);
+      }
+      case Op::kSetBox: {
+        Gp x = use(s.a, rax);
+        Gp y = use(s.b, rcx);
+        a_.mov(qword_ptr(x, kBoxValue), y);
         return;
+      }
       case Op::kClosure: {
         Value proto = p_->consts[s.b];
         constants_->push_back(proto);
         Proto* child = proto.as<Proto>();
         int32_t n = child->ncaptures;
+        // rt_closure gathers the captures from the frame: their slots must be current.
         auto setup = [=, this] {
+          flush_reads(s);
           a_.mov(rdi, imm(proto.bits));
           a_.mov(rsi, r12);
         };
@@ -532,29 +660,31 @@ class Emitter {
           a_.mov(qword_ptr(rax, kClosureProto), rcx);
           bool any_free = false;
           for (int32_t k = 0; k < n; k++) any_free |= child->captures[k].from_free != 0;
-          if (any_free) a_.mov(rdx, R(0));
+          if (any_free) ld(rdx, 0);
           for (int32_t k = 0; k < n; k++) {
             Capture cap = child->captures[k];
+            Gp v = rcx;
             if (cap.from_free) a_.mov(rcx, qword_ptr(rdx, kClosureFree + int32_t(cap.index) * 8));
-            else a_.mov(rcx, R(int32_t(cap.index)));
-            a_.mov(qword_ptr(rax, kClosureFree + k * 8), rcx);
+            else v = use(int32_t(cap.index), rcx);
+            a_.mov(qword_ptr(rax, kClosureFree + k * 8), v);
           }
         };
         allocate_into(s.a, free_list_offset(sizeof(Closure) + size_t(n) * 8), make_header(Type::Closure, uint64_t(n)),
                       s.index, fill, setup, routine);
         return;
       }
-      case Op::kFixClosure:
-        a_.mov(rax, R(s.a));
-        a_.mov(rcx, R(s.c));
-        a_.mov(qword_ptr(rax, kClosureFree + int32_t(s.b) * 8), rcx);
+      case Op::kFixClosure: {
+        Gp c = use(s.a, rax);
+        Gp v = use(s.c, rcx);
+        a_.mov(qword_ptr(c, kClosureFree + int32_t(s.b) * 8), v);
         return;
+      }
       case Op::kJump:
         if (s.backward) poll(s.index);
         jump_to(s.target);
         return;
       case Op::kJumpIfFalse:
-        a_.cmp(R(s.a), int32_t(kFalse.bits));
+        cmp_imm(s.a, int32_t(kFalse.bits));
         a_.je(labels_[size_t(s.target)]);
         return;
       case Op::kCall:
@@ -564,21 +694,21 @@ class Emitter {
         tail_call(s);
         return;
       case Op::kReturn:
-        a_.mov(rax, R(s.a));
+        ld(rax, s.a);
         emit_return();
         return;
       case Op::kCheckBound:
-        a_.cmp(R(s.a), int32_t(kUnbound.bits));
+        cmp_imm(s.a, int32_t(kUnbound.bits));
         a_.je(exit_label(s.index));
         return;
       case Op::kAdd:
       case Op::kSub:
       case Op::kMul:
-        arith(s, R(s.c), false);
+        arith(s, false);
         return;
       case Op::kAddI:
       case Op::kSubI:
-        arith(s, Mem(), true);
+        arith(s, true);
         return;
       case Op::kLt:
       case Op::kLe:
@@ -587,71 +717,71 @@ class Emitter {
       case Op::kNumEq:
         compare_value(s);
         return;
-      case Op::kEq:
-        a_.mov(rax, R(s.b));
-        a_.cmp(rax, R(s.c));
+      case Op::kEq: {
+        Gp x = use(s.b, rax);
+        cmp_reg(x, s.c);
         bool_from_flags(CondCode::kE, eax);
-        a_.mov(R(s.a), rax);
+        st(s.a, rax);
         return;
+      }
       case Op::kCar:
-      case Op::kCdr:
-        a_.mov(rax, R(s.b));
-        check_type(rax, Type::Pair, exit_label(s.index));
-        a_.mov(rax, qword_ptr(rax, s.op == Op::kCar ? kPairCar : kPairCdr));
-        a_.mov(R(s.a), rax);
+      case Op::kCdr: {
+        Gp x = use(s.b, rax);
+        check_type(x, Type::Pair, exit_label(s.index));
+        st_from(s.a, qword_ptr(x, s.op == Op::kCar ? kPairCar : kPairCdr));
         return;
+      }
       case Op::kCons: {
         int32_t x = s.b, y = s.c;
         allocate_into(
             s.a, kPairList, make_header(Type::Pair), s.index,
             [=, this] {
-              a_.mov(rcx, R(x));
-              a_.mov(qword_ptr(rax, kPairCar), rcx);
-              a_.mov(rcx, R(y));
-              a_.mov(qword_ptr(rax, kPairCdr), rcx);
+              Gp vx = use(x, rcx);
+              a_.mov(qword_ptr(rax, kPairCar), vx);
+              Gp vy = use(y, rcx);
+              a_.mov(qword_ptr(rax, kPairCdr), vy);
             },
             [=, this] {
-              a_.mov(rdi, R(x));
-              a_.mov(rsi, R(y));
+              ld(rdi, x);
+              ld(rsi, y);
             },
             reinterpret_cast<const void*>(&rt_cons));
         return;
       }
       case Op::kNullP:
-        a_.cmp(R(s.b), int32_t(kNil.bits));
+        cmp_imm(s.b, int32_t(kNil.bits));
         bool_from_flags(CondCode::kE, eax);
-        a_.mov(R(s.a), rax);
+        st(s.a, rax);
         return;
       case Op::kNot:
-        a_.cmp(R(s.b), int32_t(kFalse.bits));
+        cmp_imm(s.b, int32_t(kFalse.bits));
         bool_from_flags(CondCode::kE, eax);
-        a_.mov(R(s.a), rax);
+        st(s.a, rax);
         return;
       case Op::kPairP: {
-        Label no = a_.newLabel(), done = a_.newLabel();
-        a_.mov(rcx, R(s.b));
+        Label no = a_.newLabel();
+        Gp x = use(s.b, rcx);
         a_.mov(eax, int32_t(kFalse.bits));
-        check_type(rcx, Type::Pair, no);
+        check_type(x, Type::Pair, no);
         a_.mov(eax, int32_t(kTrue.bits));
         a_.bind(no);
-        a_.mov(R(s.a), rax);
-        a_.bind(done);
+        st(s.a, rax);
         return;
       }
       case Op::kZeroP: {
         Label slow = a_.newLabel(), done = a_.newLabel();
-        a_.mov(rax, R(s.b));
-        a_.test(al, 1);
+        Gp x = use(s.b, rax);
+        a_.test(x.r8(), 1);
         a_.jz(slow);
-        a_.cmp(rax, int32_t(make_fixnum(0).bits));
+        a_.cmp(x, int32_t(make_fixnum(0).bits));
         bool_from_flags(CondCode::kE, eax);
-        a_.mov(R(s.a), rax);
+        st(s.a, rax);
         a_.bind(done);
-        int32_t index = s.index, dst = s.a;
+        int32_t index = s.index, dst = s.a, src = s.b;
         Label exit = exit_label(index);
-        slow_paths_.push_back(SlowPath{slow, [this, exit, dst, done] {
+        slow_paths_.push_back(SlowPath{slow, [this, exit, dst, src, done] {
           a_.mov(edi, int32_t(kOpZero));
-          a_.mov(rsi, rax);
+          ld(rsi, src);
           a_.xor_(edx, edx);
           call_runtime_into(reinterpret_cast<const void*>(&rt_arith), dst, exit);
           a_.jmp(done);
@@ -660,56 +790,55 @@ class Emitter {
       }
       case Op::kStringRef: {
         Label exit = exit_label(s.index);
-        a_.mov(rax, R(s.b));
-        a_.mov(rcx, R(s.c));
-        check_type(rax, Type::String, exit);
+        Gp str = use(s.b, rax);
+        ld(rcx, s.c);
+        check_type(str, Type::String, exit);
         a_.test(cl, 1);
         a_.jz(exit);
         a_.sar(rcx, 1);
-        a_.mov(rdx, qword_ptr(rax));
+        a_.mov(rdx, qword_ptr(str));
         a_.shr(rdx, 16);
         a_.cmp(rcx, rdx);
         a_.jae(exit);
-        a_.mov(eax, dword_ptr(rax, rcx, 2, kStringChars));
+        a_.mov(eax, dword_ptr(str, rcx, 2, kStringChars));
         a_.shl(rax, 3);
         a_.or_(rax, 2);  // a character: code point << 3 | 2
-        a_.mov(R(s.a), rax);
+        st(s.a, rax);
         return;
       }
       case Op::kStringLength:
       case Op::kVectorLength: {
-        a_.mov(rax, R(s.b));
-        check_type(rax, s.op == Op::kStringLength ? Type::String : Type::Vector, exit_label(s.index));
-        a_.mov(rax, qword_ptr(rax));
+        Gp x = use(s.b, rax);
+        check_type(x, s.op == Op::kStringLength ? Type::String : Type::Vector, exit_label(s.index));
+        a_.mov(rax, qword_ptr(x));
         a_.shr(rax, 16);
         a_.lea(rax, ptr(rax, rax, 0, 1));  // fixnum: 2n + 1
-        a_.mov(R(s.a), rax);
+        st(s.a, rax);
         return;
       }
       case Op::kVectorRef:
       case Op::kVectorSet: {
         Label exit = exit_label(s.index);
         bool set = s.op == Op::kVectorSet;
-        a_.mov(rax, R(set ? s.a : s.b));
-        a_.mov(rcx, R(set ? s.b : s.c));
-        check_type(rax, Type::Vector, exit);
+        Gp v = use(set ? s.a : s.b, rax);
+        ld(rcx, set ? s.b : s.c);
+        check_type(v, Type::Vector, exit);
         if (set) {
-          a_.test(qword_ptr(rax), int32_t(kImmutable));
+          a_.test(qword_ptr(v), int32_t(kImmutable));
           a_.jnz(exit);
         }
         a_.test(cl, 1);
         a_.jz(exit);
         a_.sar(rcx, 1);
-        a_.mov(rdx, qword_ptr(rax));
+        a_.mov(rdx, qword_ptr(v));
         a_.shr(rdx, 16);
         a_.cmp(rcx, rdx);
         a_.jae(exit);  // unsigned: negative indexes too
         if (set) {
-          a_.mov(rdx, R(s.c));
-          a_.mov(ptr(rax, rcx, 3, kVectorItems), rdx);
+          Gp x = use(s.c, rdx);
+          a_.mov(ptr(v, rcx, 3, kVectorItems), x);
         } else {
-          a_.mov(rax, ptr(rax, rcx, 3, kVectorItems));
-          a_.mov(R(s.a), rax);
+          st_from(s.a, ptr(v, rcx, 3, kVectorItems));
         }
         return;
       }
@@ -725,36 +854,39 @@ class Emitter {
       case Op::kBrNumEqI:
         compare_branch(s);
         return;
-      case Op::kBrEq:
-        a_.mov(rax, R(s.a));
-        a_.cmp(rax, R(s.b));
+      case Op::kBrEq: {
+        Gp x = use(s.a, rax);
+        cmp_reg(x, s.b);
         a_.jne(labels_[size_t(s.target)]);
         return;
+      }
       case Op::kBrNull:
-        a_.cmp(R(s.a), int32_t(kNil.bits));
+        cmp_imm(s.a, int32_t(kNil.bits));
         a_.jne(labels_[size_t(s.target)]);
         return;
       case Op::kBrNot:
-        a_.cmp(R(s.a), int32_t(kFalse.bits));
+        cmp_imm(s.a, int32_t(kFalse.bits));
         a_.jne(labels_[size_t(s.target)]);
         return;
-      case Op::kBrPair:
-        a_.mov(rax, R(s.a));
-        check_type(rax, Type::Pair, labels_[size_t(s.target)]);
+      case Op::kBrPair: {
+        Gp x = use(s.a, rax);
+        check_type(x, Type::Pair, labels_[size_t(s.target)]);
         return;
+      }
       case Op::kBrZero: {
         Label slow = a_.newLabel(), done = a_.newLabel();
         Label target = labels_[size_t(s.target)];
-        a_.mov(rax, R(s.a));
-        a_.test(al, 1);
+        Gp x = use(s.a, rax);
+        a_.test(x.r8(), 1);
         a_.jz(slow);
-        a_.cmp(rax, int32_t(make_fixnum(0).bits));
+        a_.cmp(x, int32_t(make_fixnum(0).bits));
         a_.jne(target);
         a_.bind(done);
         Label exit = exit_label(s.index);
-        slow_paths_.push_back(SlowPath{slow, [this, exit, target, done] {
+        int32_t src = s.a;
+        slow_paths_.push_back(SlowPath{slow, [this, exit, target, done, src] {
           a_.mov(edi, int32_t(kOpZero));
-          a_.mov(rsi, rax);
+          ld(rsi, src);
           a_.xor_(edx, edx);
           call_runtime(reinterpret_cast<const void*>(&rt_arith));
           a_.test(rax, rax);
@@ -817,53 +949,57 @@ class Emitter {
 
   // R[a] = x op y for + - * (immediate: y is the step's imm). Fixnums inline with an overflow
   // check; two flonums in SSE registers; anything else through the generic routine.
-  void arith(const Step& s, Mem ym, bool immediate) {
+  void arith(const Step& s, bool immediate) {
     ArithOp op = arith_op(s.op);
     Label slow = a_.newLabel(), done = a_.newLabel();
-    a_.mov(rax, R(s.b));
+    // A pinned destination that is not an operand is computed in place: the slow path reads
+    // the operands again and writes it anyway.
+    bool in_place = pinned(s.a) && s.a != s.b && (immediate || s.a != s.c);
+    Gp d = in_place ? home(s.a) : Gp(rdx);
+    Gp x = use(s.b, rax);
     if (immediate) {
-      a_.test(al, 1);
+      a_.test(x.r8(), 1);
       a_.jz(slow);
-      a_.mov(rdx, rax);
-      if (op == kOpAdd) a_.add(rdx, int32_t(s.imm * 2));
-      else a_.sub(rdx, int32_t(s.imm * 2));
+      a_.mov(d, x);
+      if (op == kOpAdd) a_.add(d, int32_t(s.imm * 2));
+      else a_.sub(d, int32_t(s.imm * 2));
       a_.jo(slow);
     } else {
-      a_.mov(rcx, ym);
-      a_.mov(edx, eax);
-      a_.and_(edx, ecx);
-      a_.test(dl, 1);
+      Gp y = use(s.c, rcx);
+      a_.mov(esi, x.r32());
+      a_.and_(esi, y.r32());
+      a_.test(sil, 1);
       a_.jz(slow);
-      a_.lea(rsi, ptr(rcx, -1));  // y's bits without the tag: 2y
-      a_.mov(rdx, rax);
+      a_.lea(rsi, ptr(y, -1));  // y's bits without the tag: 2y
+      a_.mov(d, x);
       if (op == kOpAdd) {
-        a_.add(rdx, rsi);
+        a_.add(d, rsi);
       } else if (op == kOpSub) {
-        a_.sub(rdx, rsi);
+        a_.sub(d, rsi);
       } else {
-        a_.sar(rdx, 1);
-        a_.imul(rdx, rsi);
+        a_.sar(d, 1);
+        a_.imul(d, rsi);
       }
       a_.jo(slow);
-      if (op == kOpMul) a_.or_(rdx, 1);
+      if (op == kOpMul) a_.or_(d, 1);
     }
-    a_.mov(R(s.a), rdx);
+    st(s.a, d);
     a_.bind(done);
 
     Label exit = exit_label(s.index);
     int32_t dst = s.a, xreg = s.b, yreg = s.c;
     int64_t imm_value = s.imm;
     slow_paths_.push_back(SlowPath{slow, [=, this] {
-      a_.mov(rax, R(xreg));
+      ld(rax, xreg);
       if (immediate) a_.mov(rcx, imm(make_fixnum(imm_value).bits));
-      else a_.mov(rcx, R(yreg));
+      else ld(rcx, yreg);
       Label generic = a_.newLabel();
       load_flonums(generic);
       if (op == kOpAdd) a_.addsd(xmm0, xmm1);
       else if (op == kOpSub) a_.subsd(xmm0, xmm1);
       else a_.mulsd(xmm0, xmm1);
       box_xmm0(exit);
-      a_.mov(R(dst), rax);
+      st(dst, rax);
       a_.jmp(done);
       a_.bind(generic);
       a_.mov(edi, int32_t(op));
@@ -890,22 +1026,22 @@ class Emitter {
   void compare_value(const Step& s) {
     ArithOp op = arith_op(s.op);
     Label slow = a_.newLabel(), done = a_.newLabel();
-    a_.mov(rax, R(s.b));
-    a_.mov(rcx, R(s.c));
-    a_.mov(edx, eax);
-    a_.and_(edx, ecx);
+    Gp x = use(s.b, rax);
+    Gp y = use(s.c, rcx);
+    a_.mov(edx, x.r32());
+    a_.and_(edx, y.r32());
     a_.test(dl, 1);
     a_.jz(slow);
-    a_.cmp(rax, rcx);
+    a_.cmp(x, y);
     bool_from_flags(fixnum_cond(op), eax);
-    a_.mov(R(s.a), rax);
+    st(s.a, rax);
     a_.bind(done);
     Label exit = exit_label(s.index);
-    int32_t dst = s.a;
+    int32_t dst = s.a, xreg = s.b, yreg = s.c;
     slow_paths_.push_back(SlowPath{slow, [=, this] {
       a_.mov(edi, int32_t(op));
-      a_.mov(rsi, rax);
-      a_.mov(rdx, rcx);
+      ld(rsi, xreg);
+      ld(rdx, yreg);
       call_runtime_into(reinterpret_cast<const void*>(&rt_arith), dst, exit);
       a_.jmp(done);
     }});
@@ -917,18 +1053,19 @@ class Emitter {
     bool immediate = s.op >= Op::kBrLtI;
     Label target = labels_[size_t(s.target)];
     Label slow = a_.newLabel(), done = a_.newLabel();
-    a_.mov(rax, R(s.a));
+    Gp x = use(s.a, rax);
     if (immediate) {
-      a_.mov(rcx, imm(make_fixnum(s.imm).bits));
-      a_.test(al, 1);
+      a_.test(x.r8(), 1);
+      a_.jz(slow);
+      a_.cmp(x, int32_t(make_fixnum(s.imm).bits));
     } else {
-      a_.mov(rcx, R(s.b));
-      a_.mov(edx, eax);
-      a_.and_(edx, ecx);
+      Gp y = use(s.b, rcx);
+      a_.mov(edx, x.r32());
+      a_.and_(edx, y.r32());
       a_.test(dl, 1);
+      a_.jz(slow);
+      a_.cmp(x, y);
     }
-    a_.jz(slow);
-    a_.cmp(rax, rcx);
     a_.j(negate(fixnum_cond(op)), target);
     a_.bind(done);
 
@@ -938,7 +1075,12 @@ class Emitter {
     // routine below need not care, and an error goes to the interpreter anyway.
     ArithOp call_op = s.swapped ? mirror(op) : op;
     bool swap_args = s.swapped;
+    int32_t xreg = s.a, yreg = s.b;
+    int64_t imm_value = s.imm;
     slow_paths_.push_back(SlowPath{slow, [=, this] {
+      ld(rax, xreg);
+      if (immediate) a_.mov(rcx, imm(make_fixnum(imm_value).bits));
+      else ld(rcx, yreg);
       Label generic = a_.newLabel();
       load_flonums(generic);
       if (op == kOpNumEq) {
@@ -1008,9 +1150,9 @@ class Emitter {
       auto it = value.find(reg);
       if (it != value.end()) return it->second;
       Xmm x = fresh();
-      a_.mov(rax, R(reg));
-      check_type(rax, Type::Flonum, generic);
-      a_.movsd(x, qword_ptr(rax, kFlonumValue));
+      Gp v = use(reg, rax);
+      check_type(v, Type::Flonum, generic);
+      a_.movsd(x, qword_ptr(v, kFlonumValue));
       value[reg] = x;
       return x;
     };
@@ -1077,8 +1219,12 @@ class Emitter {
         a_.mov(qword_ptr(rsp, int32_t(k) * 8), rax);  // the stack is scanned: the box stays alive
       }
       for (size_t k = 0; k < boxed.size(); k++) {
-        a_.mov(rax, qword_ptr(rsp, int32_t(k) * 8));
-        a_.mov(R(boxed[k]), rax);
+        if (pinned(boxed[k])) {
+          a_.mov(home(boxed[k]), qword_ptr(rsp, int32_t(k) * 8));
+        } else {
+          a_.mov(rax, qword_ptr(rsp, int32_t(k) * 8));
+          a_.mov(slot(boxed[k]), rax);
+        }
       }
       if (compare) {
         a_.movsd(xmm0, qword_ptr(rsp, compare_slot));
@@ -1093,7 +1239,7 @@ class Emitter {
       auto it = constant.find(reg);
       if (it == constant.end()) continue;
       load_constant(rax, it->second);
-      a_.mov(R(reg), rax);
+      st(reg, rax);
     }
     if (branch) flonum_branch(compare_op, labels_[size_t(tail.target)]);
     if (boolean_dst >= 0) {
@@ -1102,7 +1248,7 @@ class Emitter {
       flonum_branch(compare_op, is_false);
       a_.mov(eax, int32_t(kTrue.bits));
       a_.bind(is_false);
-      a_.mov(R(boolean_dst), rax);
+      st(boolean_dst, rax);
     }
     a_.jmp(done);
     a_.bind(generic);
@@ -1116,7 +1262,7 @@ class Emitter {
   // goes to `primitive`; anything but a compiled closure of fixed arity taking `argc` arguments
   // goes to the interpreter.
   void check_compiled_callee(const Step& s, const Label& exit, const Label& primitive) {
-    a_.mov(rax, R(s.a));
+    a_.mov(rax, slot(s.a));  // the call has stored the pinned registers
     a_.test(al, 7);
     a_.jnz(exit);
     a_.cmp(byte_ptr(rax), uint8_t(Type::Closure));
@@ -1155,28 +1301,35 @@ class Emitter {
     a_.mov(rdi, rbx);
     a_.mov(rsi, rax);
     a_.mov(edx, int32_t(s.b));
-    a_.lea(rcx, R(s.a + 1));
-    call_runtime(reinterpret_cast<const void*>(&rt_call_primitive));
+    a_.lea(rcx, slot(s.a + 1));
+    call_runtime(reinterpret_cast<const void*>(&rt_call_primitive), false);
     a_.mov(r13, qword_ptr(rbx, kVmNframes));  // as it was, after any nested run
     a_.test(rax, rax);
     a_.jz(exit);
   }
 
+  // A call stores the pinned registers live before it (the callee, a primitive, the interpreter
+  // and a continuation captured meanwhile see the frame) and reloads those live after it: the
+  // exits after the store need not store them again.
   void call(const Step& s) {
-    Label exit = exit_label(s.index);
+    size_t k = position_of(s.index);
     poll(s.index);
+    Label exit = exit_label(s.index, false);
     Label primitive = a_.newLabel();
     Label after = labels_[size_t(s.index + 1)];
     Label after_exit = exit_label(s.index + 1);
-    slow_paths_.push_back(SlowPath{primitive, [this, s, exit, after, after_exit] {
+    std::vector<uint16_t> after_live = pinned_live_out(k);
+    slow_paths_.push_back(SlowPath{primitive, [this, s, exit, after, after_exit, after_live] {
       call_primitive(s, exit);
-      a_.mov(R(s.a), rax);
+      reload(after_live, s.a);
+      st(s.a, rax);
       // The primitive may have turned the JIT off or redefined an inlined builtin.
       a_.cmp(byte_ptr(rbx, kVmJitActive), 0);
       a_.je(after_exit);
       a_.jmp(after);
     }});
     if (Value prim = known_primitive(s); prim.bits != 0) inline_primitive(s, prim, false);
+    flush(pinned_live_in(k));
     if (Value callee = known_closure(s); callee.bits != 0) known_call(s, callee);
     check_compiled_callee(s, exit, primitive);
     // Room for the callee's frame and one more VM frame (the interpreter's limits).
@@ -1197,12 +1350,12 @@ class Emitter {
     Proto* q = callee.as<Closure>()->proto;
     bool self = q == p_;
     Label general = a_.newLabel();
-    Label exit = exit_label(s.index);
+    Label exit = exit_label(s.index, false);
     known_guard(s, callee, general);
     caller_fp(rdi);
     a_.lea(r9, ptr(rdi, int32_t(s.a) + q->nregs + 1));  // the callee's top + 1
     push_call_frame(s, exit);
-    if (self) machine_call(s, [this] { a_.jmp(labels_[0]); }, [this] { a_.call(labels_[0]); });
+    if (self) machine_call(s, [this] { a_.jmp(entry0_); }, [this] { a_.call(entry0_); });
     else machine_call(s, [this] { a_.jmp(qword_ptr(rdx, kJitEntry0)); }, [this] { a_.call(qword_ptr(rdx, kJitEntry0)); });
     a_.bind(general);
   }
@@ -1211,7 +1364,7 @@ class Emitter {
   // code (a self call) or some code (another procedure); leaves rdx = that Proto's JitCode.
   void known_guard(const Step& s, Value callee, const Label& general) {
     Proto* q = callee.as<Closure>()->proto;
-    a_.mov(rax, R(s.a));
+    ld(rax, s.a);
     load_constant(rcx, callee);
     a_.cmp(rax, rcx);
     a_.jne(general);
@@ -1228,23 +1381,53 @@ class Emitter {
   }
 
   // A tail call of a known callee (known_call's guard): a self tail call reuses this frame as it
-  // is (same size: no stack check) and jumps to this code's start; another procedure's checks
-  // only its known frame size.
+  // is (same size: no stack check), moves the arguments into the parameters' homes (machine
+  // registers or slots) and jumps to the start of the body, past the loads of the entry; another
+  // procedure's checks only its known frame size (after the call has stored the pinned registers).
   void known_tail_call(const Step& s, Value callee) {
     Proto* q = callee.as<Closure>()->proto;
     Label general = a_.newLabel();
     known_guard(s, callee, general);
-    if (q != p_) {
+    if (q == p_) {
+      self_tail_jump(s);
+    } else {
       caller_fp(rdi);
       a_.lea(r9, ptr(rdi, q->nregs + 1));
-      check_stack_room(exit_label(s.index));
+      check_stack_room(exit_label(s.index, false));
+      for (int k = 0; k <= s.b; k++) {  // forward copy: a >= 1
+        a_.mov(r8, slot(s.a + k));
+        a_.mov(slot(k), r8);
+      }
+      a_.jmp(qword_ptr(rdx, kJitEntry0));
     }
-    for (int k = 0; k <= s.b; k++) {  // forward copy: a >= 1
-      a_.mov(r8, R(s.a + k));
-      a_.mov(R(k), r8);
-    }
-    if (q == p_) a_.jmp(labels_[0]);
-    else a_.jmp(qword_ptr(rdx, kJitEntry0));
+    a_.bind(general);
+  }
+
+  // R[0..b] = R[a..a+b] and a jump to the body's start. A forward copy is right for the VM
+  // registers (a >= 1, so no source is overwritten before it is read), so it is for their homes.
+  // R[0], the closure, is not copied when the body does not read it.
+  void self_tail_jump(const Step& s) {
+    for (int k = 0; k <= s.b; k++)
+      if (k > 0 || !lp_.live.valid() || lp_.live.live_in(0, 0)) move(k, s.a + k);
+    a_.jmp(labels_[0]);
+  }
+
+  // A tail call that probably calls this very procedure (self_tail_hint): while R[a] is a closure
+  // of this Proto whose machine code is still this code, the self tail jump; else falls through.
+  void hinted_self_tail_call(const Step& s) {
+    Label general = a_.newLabel();
+    Gp c = use(s.a, rax);
+    a_.test(c.r8(), 7);
+    a_.jnz(general);
+    a_.cmp(byte_ptr(c), uint8_t(Type::Closure));
+    a_.jne(general);
+    a_.mov(rcx, imm(reinterpret_cast<uint64_t>(p_)));
+    a_.cmp(qword_ptr(c, kClosureProto), rcx);
+    a_.jne(general);
+    a_.mov(rdx, imm(reinterpret_cast<uint64_t>(self_)));
+    a_.cmp(qword_ptr(rcx, kProtoJit), rdx);
+    a_.jne(general);
+    self_tail_jump(s);
     a_.bind(general);
   }
 
@@ -1287,6 +1470,7 @@ class Emitter {
   // this frame's again (the callee's frame starts at R[a]) and the result is in rax.
   void machine_call(const Step& s, const std::function<void()>& jump, const std::function<void()>& call_insn) {
     Label deep = a_.newLabel();
+    std::vector<uint16_t> after_live = pinned_live_out(position_of(s.index));
     a_.lea(rax, ptr(r15, -kMaxNativeStackBytes));
     a_.cmp(rsp, rax);
     a_.jb(deep);
@@ -1296,7 +1480,8 @@ class Emitter {
     call_insn();
     a_.add(rsp, 8);
     a_.lea(r12, ptr(r12, -int32_t(s.a) * 8));
-    a_.mov(R(s.a), rax);
+    reload(after_live, s.a);
+    st(s.a, rax);
     a_.jmp(labels_[size_t(s.index + 1)]);
     a_.bind(deep);
     a_.mov(qword_ptr(r10, kFrameSession), 0);
@@ -1362,11 +1547,11 @@ class Emitter {
   void inline_primitive(const Step& s, Value prim, bool tail) {
     const PrimFacts& r = prim.as<Primitive>()->facts;
     Label general = a_.newLabel();
-    a_.mov(rax, R(s.a));
+    ld(rax, s.a);
     load_constant(rcx, prim);
     a_.cmp(rax, rcx);
     a_.jne(general);
-    a_.mov(rax, R(s.a + 1));
+    ld(rax, s.a + 1);
     Label yes = a_.newLabel(), no = a_.newLabel(), store = a_.newLabel();
     switch (r.jit) {
       case JitRecipe::kCxr:
@@ -1408,7 +1593,7 @@ class Emitter {
         a_.jmp(yes);
         break;
       case JitRecipe::kCharCompare:
-        a_.mov(rcx, R(s.a + 2));
+        ld(rcx, s.a + 2);
         check_char(rax, general);
         check_char(rcx, general);
         a_.cmp(rax, rcx);
@@ -1427,38 +1612,46 @@ class Emitter {
     if (tail) {
       emit_return();
     } else {
-      a_.mov(R(s.a), rax);
+      st(s.a, rax);
       a_.jmp(labels_[size_t(s.index + 1)]);
     }
     a_.bind(general);
   }
 
+  // A self tail call (known, or guessed and guarded) keeps the pinned registers in their
+  // machine registers; every other tail call stores them first, like a call.
   void tail_call(const Step& s) {
-    Label exit = exit_label(s.index);
+    size_t k = position_of(s.index);
     poll(s.index);
+    Label exit = exit_label(s.index, false);
     Label primitive = a_.newLabel();
     slow_paths_.push_back(SlowPath{primitive, [this, s, exit] {
       call_primitive(s, exit);
       emit_return();
     }});
     if (Value prim = known_primitive(s); prim.bits != 0) inline_primitive(s, prim, true);
-    if (Value callee = known_closure(s); callee.bits != 0) known_tail_call(s, callee);
+    Value callee = known_closure(s);
+    bool known_self = callee.bits != 0 && callee.as<Closure>()->proto == p_;
+    if (known_self) known_tail_call(s, callee);
+    else if (self_ && self_tail_hint(p_, lp_.steps, lp_.label, k)) hinted_self_tail_call(s);
+    flush(pinned_live_in(k));
+    if (callee.bits != 0 && !known_self) known_tail_call(s, callee);
     check_compiled_callee(s, exit, primitive);
     a_.movsxd(rcx, dword_ptr(rsi, kProtoNregs));
     caller_fp(rdi);
     a_.lea(r9, ptr(rdi, rcx, 0, 1));
     check_stack_room(exit);
     // The arguments move down to R[0..argc]: a forward copy is safe (a >= 1).
-    for (int k = 0; k <= s.b; k++) {
-      a_.mov(r8, R(s.a + k));
-      a_.mov(R(k), r8);
+    for (int j = 0; j <= s.b; j++) {
+      a_.mov(r8, slot(s.a + j));
+      a_.mov(slot(j), r8);
     }
-    // A self tail call is a jump within this code.
+    // A self tail call is a jump within this code (to the entry: the arguments are in slots).
     Label other = a_.newLabel();
     a_.mov(r8, imm(reinterpret_cast<uint64_t>(p_)));
     a_.cmp(rsi, r8);
     a_.jne(other);
-    a_.jmp(labels_[0]);
+    a_.jmp(entry0_);
     a_.bind(other);
     a_.jmp(qword_ptr(rdx, kJitEntry0));
   }
@@ -1577,7 +1770,7 @@ JitCode* emit_x64(const Proto* p, const LoweredProc& lp, std::string* listing, s
   std::copy(constants.begin(), constants.end(), jc->constants);
   jc->entries = static_cast<void**>(GC_MALLOC_ATOMIC(sizeof(void*) * (size_t(p->ncode) + 1)));
   std::memset(jc->entries, 0, sizeof(void*) * (size_t(p->ncode) + 1));
-  const std::vector<Label>& labels = e.labels();
+  const std::vector<Label>& labels = e.entry_labels();
   for (size_t i = 0; i < lp.entry.size(); i++)
     if (lp.entry[i] && labels[i].isValid())
       jc->entries[i] = static_cast<uint8_t*>(fn) + code.labelOffsetFromBase(labels[i]);

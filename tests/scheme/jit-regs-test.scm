@@ -1,0 +1,206 @@
+;;; jit-regs-test.scm — the JIT's register allocation (lib/jit/regalloc.hpp): VM registers kept
+;;; in machine registers across steps, stored to their frame slots at calls, exits to the
+;;; interpreter, continuation captures and errors, and loaded again where code is re-entered.
+;;; Run in all four modes; the answers are the interpreter's, so every mode must agree.
+
+(include "harness.scm")
+
+;; Loop variables of a named let (a self tail call) and of a do loop (a backward jump).
+(define (sum-to n)
+  (let loop ((i 0) (acc 0))
+    (if (> i n) acc (loop (+ i 1) (+ acc i)))))
+(test "named-let loop variables" 50005000 (sum-to 10000))
+
+(define (do-sum v)
+  (do ((i 0 (+ i 1))
+       (acc 0 (+ acc (vector-ref v i))))
+      ((= i (vector-length v)) acc)))
+(test "do loop over a vector" 4950 (do-sum (let ((v (make-vector 100)))
+                                             (do ((i 0 (+ i 1))) ((= i 100) v) (vector-set! v i i)))))
+
+;; More live variables than machine registers: some stay in their slots.
+(define (pressure n)
+  (let loop ((i 0) (a 1) (b 2) (c 3) (d 4) (e 5) (f 6) (g 7))
+    (if (= i n)
+        (list a b c d e f g)
+        (loop (+ i 1) (+ a b) (- b c) (+ c d) (- d e) (+ e f) (- f g) (+ g i)))))
+(test "register pressure"
+      (let loop ((i 0) (a 1) (b 2) (c 3) (d 4) (e 5) (f 6) (g 7))
+        (if (= i 300)
+            (list a b c d e f g)
+            (loop (+ i 1) (+ a b) (- b c) (+ c d) (- d e) (+ e f) (- f g) (+ g i))))
+      (pressure 300))
+(test "register pressure, known values" '(3 -1 7 -1 11 -1 7) (pressure 1))
+
+;; Fixnums overflowing to bignums, flonums and rationals mid-loop (the slow paths save the
+;; machine registers around the runtime).
+(define (mixed-sum n x)
+  (let loop ((i 0) (acc 0))
+    (if (= i n) acc (loop (+ i 1) (+ acc x)))))
+(test "fixnum to bignum" (* 1000 (expt 2 60)) (mixed-sum 1000 (expt 2 60)))
+(test "flonum accumulator" 250.0 (mixed-sum 1000 0.25))
+(test "rational accumulator" 1000/3 (mixed-sum 1000 1/3))
+(define (fact-loop n)
+  (let loop ((i 1) (acc 1))
+    (if (> i n) acc (loop (+ i 1) (* acc i)))))
+(test "factorial through bignums" 93326215443944152681699238856266700490715968264381621468592963895217599993229915608941463976156518286253697920827223758251185210916864000000000000000000000000 (fact-loop 100))
+
+;; Pairs built in a loop: allocation (and collections) while loop values are in registers.
+(define (build n)
+  (let loop ((i 0) (lst '()) (len 0))
+    (if (= i n) (cons len (length lst)) (loop (+ i 1) (cons (* i i) lst) (+ len 1)))))
+(test "cons in a loop" '(200000 . 200000) (build 200000))
+(define (alist n)
+  (let loop ((i 0) (acc '()))
+    (if (= i n)
+        (let sum ((l acc) (s 0.0))
+          (if (null? l) s (sum (cdr l) (+ s (cdar l)))))
+        (loop (+ i 1) (cons (cons i (* 0.5 i)) acc)))))
+(test "pairs of flonums" 2499975000.0 (alist 100000))
+
+;; Calls in the loop: the loop variables are stored before each call and reloaded after.
+(define (square x) (* x x))
+(define (sum-squares n)
+  (let loop ((i 0) (acc 0))
+    (if (= i n) acc (loop (+ i 1) (+ acc (square i))))))
+(test "calls in a loop" 332833500 (sum-squares 1000))
+(define (count-if pred lst)
+  (let loop ((l lst) (k 0))
+    (if (null? l) k (loop (cdr l) (if (pred (car l)) (+ k 1) k)))))
+(test "calls through a parameter" 500 (count-if even? (iota 1000)))
+(test "calls to a primitive" 3 (count-if string? '(1 "a" b "c" #\d "e")))
+
+;; A flonum loop (mandelbrot-like) with an early escape.
+(define (escape cr ci limit)
+  (let loop ((zr 0.0) (zi 0.0) (k 0))
+    (cond ((= k limit) k)
+          ((> (+ (* zr zr) (* zi zi)) 4.0) k)
+          (else (loop (+ (- (* zr zr) (* zi zi)) cr) (+ (* 2.0 zr zi) ci) (+ k 1))))))
+(test "flonum loop escapes" '(1 3 100 100) (list (escape 2.0 2.0 100) (escape 1.0 0.0 100)
+                                                  (escape 0.0 0.0 100) (escape -1.0 0.0 100)))
+
+;; call/cc escaping from inside a compiled loop, and re-entered.
+(define (find-first pred lst)
+  (call-with-current-continuation
+   (lambda (return)
+     (let loop ((l lst) (i 0))
+       (cond ((null? l) #f)
+             ((pred (car l)) (return (cons i (car l))))
+             (else (loop (cdr l) (+ i 1))))))))
+(test "call/cc escape from a loop" '(700 . 700) (find-first (lambda (x) (> x 699)) (iota 1000)))
+(test "call/cc escape, none found" #f (find-first (lambda (x) (> x 5000)) (iota 1000)))
+
+(define (reenter)
+  (let ((k #f) (visits 0) (out '()))
+    (let loop ((i 0) (acc 0))
+      (when (= i 5)
+        (call-with-current-continuation (lambda (c) (set! k c))))
+      (if (< i 10)
+          (loop (+ i 1) (+ acc i))
+          (begin
+            (set! out (cons acc out))
+            (set! visits (+ visits 1))
+            (when (< visits 3) (k #t)))))
+    out))
+(test "continuation re-entered inside a loop" '(45 45 45) (reenter))
+
+(define (generator-sum n)
+  ;; A loop whose body captures a continuation on every iteration.
+  (let loop ((i 0) (acc 0))
+    (if (= i n)
+        acc
+        (loop (+ i 1) (+ acc (call-with-current-continuation (lambda (k) (k i))))))))
+(test "capture on every iteration" 499500 (generator-sum 1000))
+
+;; dynamic-wind around and inside loops.
+(define (wind-count n)
+  (let ((entered 0) (left 0))
+    (let loop ((i 0) (acc 0))
+      (if (= i n)
+          (list acc entered left)
+          (loop (+ i 1)
+                (+ acc (dynamic-wind
+                        (lambda () (set! entered (+ entered 1)))
+                        (lambda () (* i 2))
+                        (lambda () (set! left (+ left 1))))))))))
+(test "dynamic-wind in a loop" '(9900 100 100) (wind-count 100))
+(define (wind-escape)
+  (let ((trace '()))
+    (call-with-current-continuation
+     (lambda (k)
+       (dynamic-wind
+        (lambda () (set! trace (cons 'in trace)))
+        (lambda () (let loop ((i 0)) (if (= i 500) (k i) (loop (+ i 1)))))
+        (lambda () (set! trace (cons 'out trace))))))
+    (reverse trace)))
+(test "escape through dynamic-wind from a loop" '(in out) (wind-escape))
+
+;; Errors raised mid-loop: the interpreter reports them with the same message, and the values
+;; the handler sees are the loop's current ones.
+(define (car-all lst)
+  (let loop ((l lst) (acc 0))
+    (if (null? l) acc (loop (cdr l) (+ acc (car (car l)))))))
+(test-error-message "car of a non-pair mid-loop" "car" (car-all (list '(1) '(2) 3 '(4))))
+(test-error-message "+ of a non-number mid-loop" "+"
+                    (let loop ((i 0) (acc 0))
+                      (if (= i 10) acc (loop (+ i 1) (+ acc (if (= i 7) (quote seven) i))))))
+(define (vector-walk v)
+  (let loop ((i 0) (acc 0))
+    (if (> i (vector-length v)) acc (loop (+ i 1) (+ acc (vector-ref v i))))))
+(test-error-message "vector-ref out of range mid-loop" "vector-ref" (vector-walk (make-vector 300 1)))
+(test "loop state seen by a handler"
+      '(caught 7)
+      (let ((seen #f))
+        (guard (e (#t (list 'caught seen)))
+          (let loop ((i 0))
+            (set! seen i)
+            (if (= i 7) (raise 'stop) (loop (+ i 1)))))))
+(test "loop resumes after a handled error in its body" 45
+      (let loop ((i 0) (acc 0))
+        (if (= i 10)
+            acc
+            (loop (+ i 1) (+ acc (guard (e (#t i)) (if (odd? i) (raise i) i)))))))
+
+;; Deep recursion with loop variables live across the recursive call.
+(define (deep n)
+  (if (= n 0) 0 (+ 1 (deep (- n 1)))))
+(test "deep recursion" 100000 (deep 100000))
+(define (deep-loop n)
+  (let loop ((i 0) (acc 0))
+    (if (= i 3) acc (loop (+ i 1) (+ acc (deep n))))))
+(test "deep recursion inside a loop" 150000 (deep-loop 50000))
+(define (tree-sum d)
+  (if (= d 0) 1 (let ((a (tree-sum (- d 1))) (b (tree-sum (- d 1)))) (+ a b d))))
+(test "values live across two calls" 1525 (tree-sum 9))
+
+;; Closures capturing loop variables (their slots must be current for the capture).
+(define (make-adders n)
+  (let loop ((i 0) (acc '()))
+    (if (= i n) acc (loop (+ i 1) (cons (lambda (x) (+ x i)) acc)))))
+(test "closures capture loop variables" '(109 108 107) (let ((l (map (lambda (f) (f 100)) (make-adders 10)))) (list (car l) (cadr l) (caddr l))))
+(define (boxes n)
+  (let ((total 0))
+    (let loop ((i 0))
+      (when (< i n)
+        (set! total (+ total i))
+        (loop (+ i 1))))
+    total))
+(test "assigned variable in a loop" 4950 (boxes 100))
+
+;; A nested loop: the inner loop's variables and the outer one's.
+(define (matrix-sum n)
+  (let outer ((i 0) (acc 0))
+    (if (= i n)
+        acc
+        (outer (+ i 1)
+               (let inner ((j 0) (s acc))
+                 (if (= j n) s (inner (+ j 1) (+ s (* i j)))))))))
+(test "nested loops" 24502500 (matrix-sum 100))
+
+;; Strings and characters in a loop.
+(define (count-char s c)
+  (let loop ((i 0) (k 0))
+    (if (= i (string-length s)) k (loop (+ i 1) (if (char=? (string-ref s i) c) (+ k 1) k)))))
+(test "string loop" 4 (count-char "mississippi" #\s))
+
+(test-end)
