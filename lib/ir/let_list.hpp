@@ -50,6 +50,8 @@ class LetList {
   Point mark();
   // Inserts a binding (or a letrec group) just before `at`.
   void insert_bind(Point at, Var* var, Node* code) { stmts_.insert(at, LetStmt{LetStmt::kBind, var, code}); }
+  // Inserts code evaluated for its effects just before `at`.
+  void insert_effect(Point at, Node* code) { stmts_.insert(at, LetStmt{LetStmt::kEffect, nullptr, code}); }
   void insert_rec(Point at, gc_vector<Var*>* vars, gc_vector<Node*>* codes);
   // Drops every statement after the mark `at` (work that is undone: the partial evaluator
   // abandoning a runaway unfolding). Points past `at` become invalid.

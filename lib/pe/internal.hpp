@@ -7,8 +7,14 @@
 //            without kImmutable, a record, ...) only its identity is known: its contents are never
 //            read during specialization, because the program may change them before it runs.
 //   Dyn      nothing: the value is computed by residual code and held in a residual variable.
-//   Mutable  a set!-ed local: lives in a residual variable that residual code reads and writes.
-//            Never a value by itself: reading the variable yields a Dyn.
+//   Box      the location of a set!-ed local (never a value by itself: reading the variable
+//            yields the box's content). While the box has not ESCAPED (been captured by a lifted
+//            closure or passed to a helper) its content is tracked along the straight-line path
+//            the evaluator follows: Static (known: `cur`), Pending (known, but a residual call
+//            that may capture a continuation ran since: the cell must hold `cur` from that point
+//            on if the box is read again) or Residual (in the cell). A box that must exist at run
+//            time is a one-element vector (the cell) bound where the variable was bound; an
+//            escaped box stays Residual for good (lib/pe/README.md, "Assigned variables").
 //   Pair, Vector
 //            an object the program allocates (cons, list, vector) whose fields are partial values:
 //            it exists only in the evaluator until it must exist at run time (it is materialized
@@ -62,7 +68,17 @@ struct LetrecGroup {
   StmtList::iterator point;
 };
 
-enum class PKind : uint8_t { Static, Dyn, Mutable, Pair, Vector, Closure };
+enum class PKind : uint8_t { Static, Dyn, Box, Pair, Vector, Closure };
+
+// What the evaluator knows about a Box's content at a point of the residual code.
+struct BoxState {
+  enum Kind : uint8_t { kStatic, kPending, kResidual };
+  Kind kind = kStatic;
+  PVal* cur = nullptr;      // kStatic, kPending: the content
+  bool synced = false;      // kStatic: the cell (if made) holds `cur` here
+  Block* block = nullptr;   // kPending: where the cell must be given `cur` (just before the
+  LetList::Point point{};   // residual call that may capture a continuation)
+};
 
 struct PEnv;
 
@@ -71,15 +87,20 @@ struct PVal {
   Value value = kFalse;    // Static
   Value cell = kFalse;     // Static read from a user global (a dependency): residual code may
                            // name it by that global, which holds it while the code is valid
-  Var* var = nullptr;      // Dyn, Mutable: the residual variable. Pair/Vector/Closure: the
-                           // materialized object once it exists at run time, else null
+  Var* var = nullptr;      // Dyn: the residual variable. Box: its cell, once it exists at run
+                           // time. Pair/Vector/Closure: the materialized object once it exists
+                           // at run time, else null
   PVal* car = nullptr;     // Pair
   PVal* cdr = nullptr;
   gc_vector<PVal*>* items = nullptr;  // Vector
   LambdaNode* lam = nullptr;          // Closure
   PEnv* env = nullptr;
   LetrecGroup* group = nullptr;
-  bool escaped = false;    // Pair/Vector/Closure: residual code may hold or change it
+  bool escaped = false;    // Pair/Vector/Closure/Box: residual code may hold or change it
+  BoxState box;            // Box: what is known about its content here
+  bool captured = false;   // Box: a continuation may have been captured since it was made: its
+                           // writes also go to the cell (a re-entry reads the cell)
+  uint64_t seq = 0;        // Box: when it was made (Specializer::seq_), to compare with frames
   bool materializing = false;
   size_t key_index = 0;    // objects rebuilt from a helper key: their item's index
   // Which slots (arguments) of the helper being built this value derives from, one bit per slot
@@ -104,7 +125,7 @@ struct PVal {
   // arms are): type tests on it and eq? with a non-number decide now (the gradient code of
   // lib/ad tests its cotangents against the zero symbol and for pairs and vectors).
   bool known_number = false;
-  Block* home = nullptr;   // Pair/Vector/Closure: where it was created
+  Block* home = nullptr;   // Pair/Vector/Closure/Box: where it was created
   StmtList::iterator point;
 
   bool is_object() const { return kind == PKind::Pair || kind == PKind::Vector || kind == PKind::Closure; }
@@ -162,6 +183,8 @@ struct PeState {
   Value vector_prim = kFalse;
   Value list_prim = kFalse;   // (cons a (list b ...)) reads better as (list a b ...)
   Value eq_prim = kFalse;
+  Value vector_ref_prim = kFalse;  // the cells of boxes that exist at run time (Box)
+  Value vector_set_prim = kFalse;
   // %ad-j (lib/ad): folds for a known procedure (the evaluator unfolds the transformed code); for
   // a closure the evaluator made, J is made from its lambda (Specializer::ad_j_closure); a
   // residual %ad-j of anything else bails out. The transformation indexes a closure's cotangent

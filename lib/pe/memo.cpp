@@ -30,6 +30,7 @@ struct Specializer::KeyBuild {
   PVal* cur_owner = nullptr;
   int32_t cur_field = 0;
   bool ok = true;
+  bool probe = false;          // only to compare: boxes are not made to escape
   uint64_t hash = 0;
 };
 
@@ -108,8 +109,20 @@ void Specializer::encode(PVal* v, KeyBuild& kb) {
       kb.inputs.push_back(v);
       kb.input_names.push_back(kb.name);
       return;
-    case PKind::Mutable:
-      kb.ok = false;  // a closure over a set! variable: its location cannot be passed to a helper
+    case PKind::Box:
+      // A closure over a set! variable: the helper receives the box's cell (the box escapes:
+      // the helper may change it, and it is one object shared with the caller).
+      for (size_t k = 0; k < kb.inputs.size(); k++)
+        if (kb.inputs[k] == v) {
+          KeyItem same{KeyItem::kSameHole};
+          same.n = int64_t(k);
+          kb.items.push_back(same);
+          return;
+        }
+      if (!kb.probe) escape_box(v);
+      kb.items.push_back(KeyItem{KeyItem::kHole});
+      kb.inputs.push_back(v);
+      kb.input_names.push_back(kb.name);
       return;
     default:
       break;
@@ -400,7 +413,7 @@ PVal* Specializer::generalize(PVal* v) {
         return o;
       }
       return v;
-    case PKind::Mutable:
+    case PKind::Box:
       return v;
     default:
       escape(v);
@@ -487,12 +500,22 @@ PVal* Specializer::rebuild(const gc_vector<KeyItem>& key, size_t& i, gc_vector<V
       p->env = frame;
       for (Var* x : lambda_free_vars(st_, it.lam)) {
         frame->vars.push_back(x);
-        frame->vals.push_back(rebuild(key, i, params, pi, objects, group, home, point, callee));
+        frame->vals.push_back(rebuild_var(x, key, i, params, pi, objects, group, home, point, callee));
       }
       return p;
     }
   }
   throw Bailout{"internal: bad key item"};
+}
+
+// A slot for variable `x`: a set!-ed variable's box is the cell the helper receives.
+PVal* Specializer::rebuild_var(Var* x, const gc_vector<KeyItem>& key, size_t& i, gc_vector<Var*>& params, size_t& pi,
+                               gc_vector<PVal*>& objects, LetrecGroup* group, Block* home, StmtList::iterator point,
+                               PVal* callee) {
+  PVal* v = rebuild(key, i, params, pi, objects, group, home, point, callee);
+  if (!x->assigned) return v;
+  if (!v || v->kind != PKind::Dyn) throw Bailout{"internal: a set! variable keyed as a value"};
+  return residual_box(v->var, x->name);
 }
 
 Entry* Specializer::build_helper(const Callee& c, size_t clause, KeyBuild& kb, Entry** created,
@@ -533,6 +556,7 @@ Entry* Specializer::build_helper(const Callee& c, size_t clause, KeyBuild& kb, E
 
   ContextGuard guard(block_, dyn_depth_);
   FactWorld world(this);  // a closed world: only what the key says is known
+  BoxWorld boxes(this);
   block_ = gc_new<Block>();
   dyn_depth_ = 0;
   StmtList::iterator start = mark();
@@ -565,7 +589,7 @@ Entry* Specializer::build_helper(const Callee& c, size_t clause, KeyBuild& kb, E
       rebuild_tag_ = slot < 64 ? uint64_t(1) << slot : 0;
       slot++;
       callee_frame->vars.push_back(x);
-      callee_frame->vals.push_back(rebuild(e->key, i, rc->params, pi, objects, group, block_, start, self));
+      callee_frame->vals.push_back(rebuild_var(x, e->key, i, rc->params, pi, objects, group, block_, start, self));
     }
   }
   PEnv* frame = gc_new<PEnv>(callee_frame);
@@ -682,6 +706,7 @@ Entry* Specializer::loop_helper(const Callee& c, size_t clause, gc_vector<PVal*>
   }
   for (PVal* a : args) slots.push_back(a);
   KeyBuild kb;
+  kb.probe = true;
   if (!build_key(c, clause, slots, kb, true)) return nullptr;
   for (size_t k = from; k < entries_.size(); k++) {
     Entry* e = entries_[k];
@@ -710,9 +735,9 @@ PVal* Specializer::specialize_call(const Callee& c, size_t clause, gc_vector<PVa
   for (;;) {
     KeyBuild kb;
     if (!build_key(c, clause, slots, kb)) {
-      note("residualized", "set!-closure", c.lam,
-           "called as it is, not specialized: an argument closes over a set! variable");
-      // Not expressible as a helper (a closure over a set! variable): call the procedure itself.
+      note("residualized", "unkeyable", c.lam,
+           "called as it is, not specialized: an argument's static part is too large, or reads a letrec variable before its initialization");
+      // Not expressible as a helper: call the procedure itself.
       Node* fn = c.runtime.is_true() ? k_const(c.runtime) : lift(c.closure);
       gc_vector<PVal*> rest(slots.begin() + nfree, slots.end());
       LambdaClause* cl = c.lam->clauses[clause];
@@ -937,11 +962,13 @@ PVal* Specializer::specialize_call(const Callee& c, size_t clause, gc_vector<PVa
     }
     // The call: holes pass their values, objects pass themselves (materialized).
     CallNode* call = gc_new<CallNode>(k_ref(e->var), SrcLoc{});
-    for (PVal* in : kb.inputs) call->args.push_back(k_ref(in->kind == PKind::Dyn ? in->var : materialize(in)));
+    for (PVal* in : kb.inputs)
+      call->args.push_back(k_ref(in->kind == PKind::Dyn || in->kind == PKind::Box ? in->var : materialize(in)));
     // What the helper may have done with the objects is unknown while it is being built.
     if ((e->pending && e->pessimistic) || (!e->pending && e->objects_escaped))
       for (PVal* in : kb.inputs)
         if (in->kind != PKind::Dyn) escape(in);
+    capture_point();  // the helper may capture a continuation and re-enter what follows
     PVal* out = emit_dyn(counted(call));
     mutation();  // the helper may mutate what the caller read
     if (!e->pending && e->static_result) return make_static(e->result_value);

@@ -43,13 +43,6 @@ PVal* make_dyn(Var* v) {
   return p;
 }
 
-PVal* make_mutable(Var* v) {
-  PVal* p = gc_new<PVal>();
-  p->kind = PKind::Mutable;
-  p->var = v;
-  return p;
-}
-
 // ---- residual code -----------------------------------------------------------------------------
 
 Node* Specializer::k_const(Value v) { return counted(const_code(st_, v)); }
@@ -81,7 +74,7 @@ Node* Specializer::lift(PVal* v) {
       return k_const(v->value);
     case PKind::Dyn:
       return k_ref(v->var);
-    case PKind::Mutable:
+    case PKind::Box:
       throw Bailout{"internal: a set! variable used as a value"};
     default:
       escape(v);
@@ -119,7 +112,7 @@ Var* Specializer::materialize(PVal* v) {
   auto field_code = [this](PVal* f) -> Node* {
     if (f->kind == PKind::Static) return k_const(f->value);
     if (f->kind == PKind::Dyn) return k_ref(f->var);
-    if (f->kind == PKind::Mutable) throw Bailout{"internal: a set! variable stored in an object"};
+    if (f->kind == PKind::Box) throw Bailout{"internal: a set! variable stored in an object"};
     return k_ref(materialize(f));
   };
   Node* code;
@@ -144,6 +137,7 @@ Var* Specializer::materialize(PVal* v) {
 }
 
 void Specializer::escape(PVal* v) {
+  if (v->kind == PKind::Box) return escape_box(v);  // a closure's free variable
   if (!v->is_object() || v->escaped) return;
   if (stack_exhausted()) throw exhausted("stack depth");
   v->escaped = true;
@@ -190,21 +184,15 @@ void Specializer::lift_group(LetrecGroup* g) {
   g->home->insert_rec(g->point, vars, codes);
 }
 
-// Binds clause parameters in `frame`: a set!-ed parameter gets a residual variable of its own.
+// Binds clause parameters in `frame`: a set!-ed parameter gets a box of its own.
 void Specializer::bind(PEnv* frame, Var* v, PVal* val) {
   frame->vars.push_back(v);
-  if (v->assigned) {
-    Var* rv = fresh(v->name);
-    rv->assigned = true;
-    block_->push_bind(rv, lift(val));
-    frame->vals.push_back(make_mutable(rv));
-  } else {
-    frame->vals.push_back(val);
-  }
+  frame->vals.push_back(v->assigned ? make_box(val, v->name) : val);
 }
 
 LambdaNode* Specializer::residual_lambda(LambdaNode* lam, PEnv* env, int dyn_depth) {
   ContextGuard guard(block_, dyn_depth_);
+  BoxWorld boxes(this);  // the body runs at unknown times: its boxes are its own
   LambdaNode* out = gc_new<LambdaNode>(lam->name, lam->loc);
   for (LambdaClause* c : lam->clauses) {
     spend();

@@ -116,8 +116,8 @@ PVal* Specializer::visit_local_ref(LocalRefNode* n, PEnv* env) { return pe_local
 PVal* Specializer::visit_local_set(LocalSetNode* s, PEnv* env) {
   PVal* v = pe(s->value, env);
   PVal** slot = env->find(s->var);
-  if (!slot || !*slot || (*slot)->kind != PKind::Mutable) throw Bailout{"set! of a variable not known as assigned"};
-  emit_effect(counted(gc_new<LocalSetNode>((*slot)->var, lift(v), SrcLoc{})));
+  if (!slot || !*slot || (*slot)->kind != PKind::Box) throw Bailout{"set! of a variable not known as assigned"};
+  box_write(*slot, v);
   return make_static(kUnspecified);
 }
 
@@ -162,8 +162,8 @@ PVal* Specializer::pe_local_ref(Var* v, PEnv* env) {
   if (!slot) throw Bailout{"internal: variable not in the evaluator's environment"};
   if (!*slot) throw Bailout{"letrec variable used before its initialization"};
   PVal* p = *slot;
-  // A set! variable is read where the program reads it: its value may change between reads.
-  if (p->kind == PKind::Mutable) return make_dyn(emit_bind(k_ref(p->var), v->name));
+  // A set! variable: what its box holds here (boxes.cpp).
+  if (p->kind == PKind::Box) return box_read(p, v->name);
   return known(p);
 }
 
@@ -211,15 +211,26 @@ PVal* Specializer::pe_if(IfNode* n, PEnv* env) {
   PVal* r2;
   {
     ContextGuard guard(block_, dyn_depth_);
+    // Each arm starts from the boxes' states before the if; where they end disagreeing, the
+    // contents go to the cells at the ends of the arms (boxes.cpp).
+    FramePush frame(this, block_, mark());
+    BoxFrame f = frame.frame();
+    std::vector<PVal*> then_boxes, else_boxes;
+    std::vector<BoxState> then_states, else_states;
     dyn_depth_++;
     block_ = then_b;
     uint64_t e0 = epoch_, e1;
+    Node* then_res;
+    Node* else_res;
     {
       FactScope scope(this);  // each arm knows how the test came out (facts.cpp)
       if (!t->choice_test) learn_test(t, true);
       r1 = pe(n->then, env);
-      then_code = finish(then_b, lift(r1));
+      then_res = lift(r1);
     }
+    touched_boxes(f.trail_mark, f.seq, then_boxes);
+    for (PVal* b : then_boxes) then_states.push_back(b->box);
+    box_undo(f.trail_mark, f.seq);
     e1 = epoch_;
     epoch_ = e0;  // the else arm runs instead of the then arm
     block_ = else_b;
@@ -227,8 +238,28 @@ PVal* Specializer::pe_if(IfNode* n, PEnv* env) {
       FactScope scope(this);
       if (!t->choice_test) learn_test(t, false);
       r2 = pe(n->otherwise, env);
-      else_code = finish(else_b, lift(r2));
+      else_res = lift(r2);
     }
+    touched_boxes(f.trail_mark, f.seq, else_boxes);
+    for (PVal* b : else_boxes) else_states.push_back(b->box);
+    box_undo(f.trail_mark, f.seq);
+    if (!then_boxes.empty() || !else_boxes.empty()) {
+      std::vector<PVal*> all(then_boxes);
+      for (PVal* b : else_boxes)
+        if (std::find(all.begin(), all.end(), b) == all.end()) all.push_back(b);
+      std::vector<BoxState> states[2];
+      for (PVal* b : all) {
+        auto ti = std::find(then_boxes.begin(), then_boxes.end(), b);
+        auto ei = std::find(else_boxes.begin(), else_boxes.end(), b);
+        states[0].push_back(ti == then_boxes.end() ? b->box : then_states[size_t(ti - then_boxes.begin())]);
+        states[1].push_back(ei == else_boxes.end() ? b->box : else_states[size_t(ei - else_boxes.begin())]);
+      }
+      Block* arms[2] = {then_b, else_b};
+      merge_boxes(f, arms, all, states);
+    }
+    boxes_.resize(f.nboxes);  // boxes made in an arm are gone after it (or escaped)
+    then_code = finish(then_b, then_res);
+    else_code = finish(else_b, else_res);
     if (e1 != e0 || epoch_ != e0) mutation();  // one arm may have mutated
   }
   if (swap) std::swap(then_code, else_code);
@@ -283,10 +314,7 @@ PVal* Specializer::pe_letrec(LetNode* n, PEnv* env) {
     }
     PVal* val = pe(init, frame);
     if (v->assigned) {
-      Var* rv = fresh(v->name);
-      rv->assigned = true;
-      block_->push_bind(rv, lift(val));
-      frame->vals[i] = make_mutable(rv);
+      frame->vals[i] = make_box(val, v->name);
     } else {
       frame->vals[i] = val;
     }
@@ -423,6 +451,7 @@ PVal* Specializer::call(PVal* fn, gc_vector<PVal*>& args) {
 PVal* Specializer::residual_call(Node* fn, gc_vector<PVal*>& args) {
   CallNode* c = gc_new<CallNode>(fn, SrcLoc{});
   for (PVal* a : args) c->args.push_back(lift(a));
+  capture_point();  // unknown code: it may capture a continuation and re-enter what follows
   PVal* r = emit_dyn(counted(c));
   mutation();  // unknown code: fields read before may have changed
   return r;
@@ -530,6 +559,9 @@ PVal* Specializer::unfold(const Callee& c, size_t clause, gc_vector<PVal*>& args
   StmtList::iterator start = mark();
   int64_t effort0 = effort_, size0 = size_;
   size_t entries0 = entries_.size();
+  // The unfolding's code may be dropped (below): boxes go back to their states at its start.
+  FramePush frame(this, block_, start);
+  BoxFrame f0 = frame.frame();
   try {
     PEnv* frame = gc_new<PEnv>(callee_env(c));
     for (size_t i = 0; i < cl->params.size(); i++) bind(frame, cl->params[i], args[i]);
@@ -543,6 +575,8 @@ PVal* Specializer::unfold(const Callee& c, size_t clause, gc_vector<PVal*>& args
     block_ = saved_block;
     dyn_depth_ = saved_dyn;
     block_->truncate(start);
+    box_undo(f0.trail_mark, f0.seq);
+    boxes_.resize(f0.nboxes);
     mutation();  // fields read by the dropped code name variables that no longer exist
     cover_ = loop;
   } catch (Exhausted& ex) {
@@ -555,6 +589,8 @@ PVal* Specializer::unfold(const Callee& c, size_t clause, gc_vector<PVal*>& args
     block_ = saved_block;
     dyn_depth_ = saved_dyn;
     block_->truncate(start);
+    box_undo(f0.trail_mark, f0.seq);
+    boxes_.resize(f0.nboxes);
     mutation();  // fields read by the dropped code name variables that no longer exist
     effort_ = effort0;
     size_ = size0;
@@ -760,7 +796,7 @@ PVal* Specializer::ad_j_closure(PVal* c) {
   margs.push_back(c);
   for (Var* v : fvs) {
     PVal** slot = c->env->find(v);
-    if (!slot || !*slot || (*slot)->kind == PKind::Mutable || v->assigned)
+    if (!slot || !*slot || (*slot)->kind == PKind::Box || v->assigned)
       throw Bailout{"automatic differentiation of a closure over an assigned variable"};
     margs.push_back(*slot);
   }
@@ -889,8 +925,10 @@ PVal* Specializer::choice_fold(Primitive* p, gc_vector<PVal*>& args) {
 PVal* Specializer::residual_prim(Value prim, gc_vector<PVal*>& args) {
   PrimCallNode* c = gc_new<PrimCallNode>(prim, SrcLoc{});
   for (PVal* a : args) c->args.push_back(lift(a));
+  uint32_t flags = prim.as<Primitive>()->flags;
+  if ((flags & kVmSpecial) || !(flags & kPure)) capture_point();  // call/cc, apply, a callback
   PVal* r = emit_dyn(counted(c));
-  if (!(prim.as<Primitive>()->flags & kPure)) mutation();  // set-car!, string-set!, ...
+  if (!(flags & kPure)) mutation();  // set-car!, string-set!, ...
   return r;
 }
 
@@ -924,6 +962,7 @@ Node* Specializer::run_clause(const ClausePlan& plan, gc_vector<Value>& deps) {
   deps_ = &deps;
   ContextGuard guard(block_, dyn_depth_);
   FactWorld world(this);
+  BoxWorld boxes(this);
   block_ = gc_new<Block>();
   dyn_depth_ = 0;
   gc_vector<PVal*> args;

@@ -53,9 +53,8 @@ inline uint64_t mix(uint64_t h, uint64_t x) {
 
 inline Value sym(const char* s) { return intern(s); }
 
-// A residual variable's partial value; a set!-ed local's.
+// A residual variable's partial value.
 PVal* make_dyn(Var* v);
-PVal* make_mutable(Var* v);
 
 // One item of a helper key, in preorder over the arguments.
 struct KeyItem {
@@ -252,6 +251,64 @@ class Specializer : public ExprFunctor<PVal*(Node*, PEnv*)> {
   // After a residual primitive call: what its result says (a read field, a test to learn from).
   void note_result(const PrimFacts& f, gc_vector<PVal*>& args, PVal* r);
 
+  // ---- assigned variables (boxes.cpp) ----
+  // A set!-ed local is a Box (internal.hpp). Its content is tracked statically while the box
+  // has not escaped; every change of a box's state is recorded on a trail, so that the arms of
+  // a residual `if` and an unfolding whose code is dropped start from the state before them.
+  // Escaping is for good (not undone): the cell is then given the box's content at the start
+  // of every enclosing frame (an `if` arm, an unfolding) opened since the box was made, so the
+  // paths the evaluator has not built yet, or will rebuild, find it there.
+  struct BoxTrailEntry {
+    PVal* box;
+    BoxState old;
+  };
+  struct BoxFrame {
+    Block* block;
+    StmtList::iterator point;  // where the frame's code starts, in `block`
+    size_t trail_mark;
+    uint64_t seq;              // boxes made after this were made inside the frame
+    size_t nboxes;             // boxes_ at the start
+  };
+  std::vector<BoxTrailEntry, traceable_allocator<BoxTrailEntry>> btrail_;
+  std::vector<BoxFrame, traceable_allocator<BoxFrame>> frames_;
+  std::vector<PVal*, traceable_allocator<PVal*>> boxes_;  // the boxes of the procedure being built
+  uint64_t seq_ = 0;
+  struct BoxWorld {  // a residual procedure's body: its own boxes, trail and frames
+    Specializer* s;
+    decltype(btrail_) trail;
+    decltype(frames_) frames;
+    decltype(boxes_) boxes;
+    explicit BoxWorld(Specializer* sp);
+    ~BoxWorld();
+  };
+  struct FramePush {  // a frame for the extent of a scope, also when an exception unwinds it
+    Specializer* s;
+    explicit FramePush(Specializer* sp, Block* b, StmtList::iterator at);
+    ~FramePush() { s->frames_.pop_back(); }
+    const BoxFrame& frame() const { return s->frames_.back(); }
+  };
+  PVal* make_box(PVal* init, Value name);
+  // A box for a set!-ed variable whose content lives in a cell the helper received (escaped).
+  PVal* residual_box(Var* cell, Value name);
+  Var* box_cell(PVal* b);  // the cell, bound where the box was made (made on first use)
+  PVal* box_read(PVal* b, Value name);
+  void box_write(PVal* b, PVal* v);
+  void box_set(PVal* b, const BoxState& s);  // recorded on the trail
+  void box_undo(size_t mark, uint64_t frame_seq);
+  // Residual code that may capture a continuation (an unknown call, a helper call) is about to
+  // be emitted: a re-entry runs the code after it again, with the boxes' contents of then.
+  void capture_point();
+  // Gives the cell the content `s` describes, where it describes it (Static: here; Pending: its
+  // point).
+  void sync_box(PVal* b, const BoxState& s);
+  Node* box_value_code(PVal* v);
+  void escape_box(PVal* b);
+  // The residual `if`'s arms end with the boxes in agreement: where they know different contents,
+  // the contents go to the cells at the ends of the arms (deferred: the arms are still open).
+  void merge_boxes(const BoxFrame& f, Block* arms[2], const std::vector<PVal*>& boxes,
+                   std::vector<BoxState> states[2]);
+  void touched_boxes(size_t mark, uint64_t frame_seq, std::vector<PVal*>& out);
+
   // ---- budgets ----
   void spend(int64_t units = 1);
   // The exception for a budget that ran out, naming the runaway unfolding if there is one.
@@ -364,6 +421,9 @@ class Specializer : public ExprFunctor<PVal*(Node*, PEnv*)> {
   PVal* rebuild(const gc_vector<KeyItem>& key, size_t& i, gc_vector<Var*>& params, size_t& pi,
                 gc_vector<PVal*>& objects, LetrecGroup* group, Block* home, StmtList::iterator point,
                 PVal* callee);
+  PVal* rebuild_var(Var* x, const gc_vector<KeyItem>& key, size_t& i, gc_vector<Var*>& params, size_t& pi,
+                    gc_vector<PVal*>& objects, LetrecGroup* group, Block* home, StmtList::iterator point,
+                    PVal* callee);
   PVal* generalize(PVal* v);
   // Slot `s` made dynamic as a whole (a hole of its own, also where it was the same hole as an
   // earlier slot); false when that changes nothing.
