@@ -169,6 +169,12 @@ bool self_tail_hint(const Proto* p, const std::vector<Step>& steps, const std::v
   return is_closure(v) && v.as<Closure>()->proto == p;
 }
 
+bool closure_register_fixed(const Proto* p, const std::vector<Step>& steps) {
+  for (const Step& s : steps)
+    if (s.op != Op::kTailCall && register_use(p, s).write == 0) return false;
+  return true;
+}
+
 RegisterPlan plan_registers(const Proto* p, const std::vector<Step>& steps, const std::vector<uint8_t>& label,
                             const Liveness& live) {
   RegisterPlan plan;

@@ -55,8 +55,11 @@ bool self_tail_hint(const Proto* p, const std::vector<Step>& steps, const std::v
 // (frame_arguments, vm/call.cpp), so a pinned argument register counts as live everywhere.
 inline bool holds_argument(const Proto* p, uint16_t r) { return r >= 1 && r <= p->nparams + (p->has_rest ? 1 : 0); }
 
+// Whether R[0] holds the running closure all along: no step but a (self) tail call writes it.
+bool closure_register_fixed(const Proto* p, const std::vector<Step>& steps);
+
 // At most this many pinned registers (the machine registers the emitter has for them).
-constexpr int kMaxPinned = 4;
+constexpr int kMaxPinned = 5;
 
 struct RegisterPlan {
   std::vector<int8_t> home;  // per VM register: its machine register number 0..kMaxPinned-1, or -1

@@ -5,13 +5,16 @@
 // procedure can jump into another's):
 //   rbx  VmImpl*            r12  R, the running frame (stack + fp)
 //   r13  VmImpl::nframes      r14  this run's session number (Frame::session)
-//   r15  rsp at the start of the run, restored by every exit
 //   rbp  this thread's small-object free lists (core/gc.hpp), for inline allocation
-//   rax, rcx, rdx, rsi, rdi, r8-r11, xmm0-xmm1: scratch
+//   r8-r11, r15  the homes of pinned VM registers (jit/regalloc.hpp), else scratch
+//   rax, rcx, rdx, rsi, rdi, xmm0-xmm1: scratch
+// The machine stack pointer at the start of the run (every exit resets rsp to it) and the floor
+// of the machine calls are VmImpl fields (jit_entry_rsp, jit_stack_floor), saved by a nested
+// run's entry stub and restored by its epilogue.
 // A call between compiled procedures is a machine `call` (so the return is a well-predicted
 // `ret`) as long as the run's machine stack stays small; the VM frame records the run's session
 // so that only a return in the same run, to a frame pushed that way, uses `ret`. Any exit resets
-// rsp from r15, dropping the machine return addresses; the VM frames stay valid.
+// rsp to jit_entry_rsp, dropping the machine return addresses; the VM frames stay valid.
 // VmImpl::fp, top and cur_proto are implicit while machine code runs (r12, the Proto's nregs, the
 // Proto) and written at every hand-over and before primitive calls (sync_vm_state); nframes lives
 // in r13, written back at every hand-over and before every call into the runtime.
@@ -88,6 +91,8 @@ constexpr int32_t kVmBarrierValue = int32_t(offsetof(VmImpl, barrier_value));
 constexpr int32_t kVmErrorPc = int32_t(offsetof(VmImpl, error_pc));
 constexpr int32_t kVmJitActive = int32_t(offsetof(VmImpl, jit) + offsetof(JitPolicy, active));
 constexpr int32_t kVmJitSession = int32_t(offsetof(VmImpl, jit_session));
+constexpr int32_t kVmJitEntryRsp = int32_t(offsetof(VmImpl, jit_entry_rsp));
+constexpr int32_t kVmJitStackFloor = int32_t(offsetof(VmImpl, jit_stack_floor));
 #pragma GCC diagnostic pop
 static_assert(sizeof(std::atomic<int64_t>) == 8, "poll countdown is a plain quadword");
 constexpr int32_t kProtoNparams = int32_t(offsetof(Proto, nparams));
@@ -130,10 +135,15 @@ void emit_prologue(Assembler& a) {
   a.push(r13);
   a.push(r14);
   a.push(r15);
-  a.sub(rsp, 8);  // 16-byte alignment for calls into the runtime
-  a.mov(r15, rsp);
-  a.mov(rbp, rdx);
   a.mov(rbx, rdi);
+  // The enclosing run's fields, then 16-byte alignment for calls into the runtime.
+  a.push(qword_ptr(rbx, kVmJitStackFloor));
+  a.push(qword_ptr(rbx, kVmJitEntryRsp));
+  a.sub(rsp, 8);
+  a.mov(qword_ptr(rbx, kVmJitEntryRsp), rsp);
+  a.lea(rax, ptr(rsp, -kMaxNativeStackBytes));
+  a.mov(qword_ptr(rbx, kVmJitStackFloor), rax);
+  a.mov(rbp, rdx);
   a.mov(r14, qword_ptr(rbx, kVmJitSession));
   a.add(r14, 1);
   a.mov(qword_ptr(rbx, kVmJitSession), r14);
@@ -144,8 +154,10 @@ void emit_prologue(Assembler& a) {
   a.jmp(rsi);
 }
 void emit_epilogue(Assembler& a) {
-  a.mov(rsp, r15);
+  a.mov(rsp, qword_ptr(rbx, kVmJitEntryRsp));
   a.add(rsp, 8);
+  a.pop(qword_ptr(rbx, kVmJitEntryRsp));
+  a.pop(qword_ptr(rbx, kVmJitStackFloor));
   a.pop(r15);
   a.pop(r14);
   a.pop(r13);
@@ -334,11 +346,12 @@ class Emitter {
 
   // ---- VM registers: a frame slot, or a pinned register's machine register (jit/regalloc.hpp) ----
 
-  // The machine registers pinned VM registers live in, by home. Caller-saved and not argument
-  // registers of the runtime routines: a call sequence (which stores them first) and the exit
-  // paths may clobber them, and call_runtime saves them around a routine.
+  // The machine registers pinned VM registers live in, by home: not argument registers of the
+  // runtime routines; a call sequence (which stores them first) and the exit paths may clobber
+  // them; call_runtime saves the caller-saved ones (the first kCallerSavedHomes) around a routine.
+  static constexpr int kCallerSavedHomes = 4;
   static Gp home_register(int home) {
-    static const Gp regs[kMaxPinned] = {r8, r9, r10, r11};
+    static const Gp regs[kMaxPinned] = {r8, r9, r10, r11, r15};
     return regs[home];
   }
   bool pinned(int r) const { return size_t(r) < lp_.regs.home.size() && lp_.regs.home[size_t(r)] >= 0; }
@@ -446,7 +459,7 @@ class Emitter {
   // (`save` false: the caller has stored them in their slots and reloads them after).
   void call_runtime(const void* fn, bool save = true) {
     a_.mov(qword_ptr(rbx, kVmNframes), r13);
-    size_t n = save ? lp_.regs.pinned.size() : 0;
+    size_t n = save ? std::min(lp_.regs.pinned.size(), size_t(kCallerSavedHomes)) : 0;
     for (size_t h = 0; h < n; h++) a_.push(home_register(int(h)));
     if (n % 2) a_.sub(rsp, 8);
     a_.mov(rax, imm(reinterpret_cast<uint64_t>(fn)));
@@ -571,7 +584,21 @@ class Emitter {
     a_.jle(exit_label(index));
   }
 
+  // A step that cannot fail and only writes a register nobody reads afterwards (not an argument
+  // register: backtraces show those) emits nothing.
+  bool dead_pure_step(const Step& s) {
+    switch (s.op) {
+      case Op::kConst: case Op::kMove: case Op::kFree: case Op::kFreeUnbox: case Op::kUnbox:
+      case Op::kNullP: case Op::kNot: case Op::kEq: case Op::kPairP:
+        break;
+      default:
+        return false;
+    }
+    return lp_.live.valid() && !holds_argument(p_, s.a) && !lp_.live.live_out(position_of(s.index), s.a);
+  }
+
   void step(const Step& s) {
+    if (dead_pure_step(s)) return;
     switch (s.op) {
       case Op::kMove:
         move(s.a, s.b);
@@ -1416,6 +1443,19 @@ class Emitter {
   // of this Proto whose machine code is still this code, the self tail jump; else falls through.
   void hinted_self_tail_call(const Step& s) {
     Label general = a_.newLabel();
+    // R[a] moved from R[0] in this basic block, which always holds this procedure's closure:
+    // only the code needs checking.
+    int64_t w = previous_writer(p_, lp_.steps, lp_.label, position_of(s.index), false);
+    if (w >= 0 && lp_.steps[size_t(w)].op == Op::kMove && lp_.steps[size_t(w)].b == 0 &&
+        closure_register_fixed(p_, lp_.steps)) {
+      a_.mov(rcx, imm(reinterpret_cast<uint64_t>(p_)));
+      a_.mov(rdx, imm(reinterpret_cast<uint64_t>(self_)));
+      a_.cmp(qword_ptr(rcx, kProtoJit), rdx);
+      a_.jne(general);
+      self_tail_jump(s);
+      a_.bind(general);
+      return;
+    }
     Gp c = use(s.a, rax);
     a_.test(c.r8(), 7);
     a_.jnz(general);
@@ -1471,8 +1511,7 @@ class Emitter {
   void machine_call(const Step& s, const std::function<void()>& jump, const std::function<void()>& call_insn) {
     Label deep = a_.newLabel();
     std::vector<uint16_t> after_live = pinned_live_out(position_of(s.index));
-    a_.lea(rax, ptr(r15, -kMaxNativeStackBytes));
-    a_.cmp(rsp, rax);
+    a_.cmp(rsp, qword_ptr(rbx, kVmJitStackFloor));
     a_.jb(deep);
     a_.mov(qword_ptr(r10, kFrameSession), r14);
     a_.lea(r12, ptr(r12, int32_t(s.a) * 8));

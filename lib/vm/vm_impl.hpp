@@ -106,6 +106,10 @@ struct VmImpl {
   // checkpoint() rethrows this there (with error_pc at the call, as the interpreter would).
   std::exception_ptr jit_pending;
   uint64_t jit_session = 0;  // numbers the runs of machine code (see Frame::session)
+  // The running machine-code run's entry stub: the machine stack pointer every exit resets to,
+  // and the one below which machine calls jump instead of calling (jit/x64_emit.cpp; a nested
+  // run saves and restores both).
+  uintptr_t jit_entry_rsp = 0, jit_stack_floor = 0;
   Value raise_cell = kFalse;                     // GlobalCell of Scheme-level %raise
   SrcLoc last_raise_where;                       // call site of the latest raise (for non-conditions)
   Value winders_cell = kFalse;                   // GlobalCell of %winders (00-core.scm)
