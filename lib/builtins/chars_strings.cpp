@@ -212,7 +212,7 @@ int64_t check_length(const char* who, Value v) {
 }
 
 Value new_string(const uint32_t* src, int64_t n) {
-  Value s = make_string(n, 0);
+  Value s = make_string_uninit(n);
   if (n) std::memcpy(s.as<String>()->chars(), src, sizeof(uint32_t) * n);
   return s;
 }
@@ -294,7 +294,7 @@ QUASI_PRIM(p_make_string) {
 }
 
 QUASI_PRIM(p_string) {
-  Value s = make_string(argc, 0);
+  Value s = make_string_uninit(argc);
   uint32_t* c = s.as<String>()->chars();
   for (int i = 0; i < argc; i++) c[i] = check_char("string", argv[i]);
   return s;
@@ -336,7 +336,7 @@ QUASI_PRIM(p_string_copy) {
 QUASI_PRIM(p_string_append) {
   int64_t total = 0;
   for (int i = 0; i < argc; i++) total += check_string("string-append", argv[i])->length();
-  Value r = make_string(total, 0);
+  Value r = make_string_uninit(total);
   uint32_t* out = r.as<String>()->chars();
   for (int i = 0; i < argc; i++) {
     String* s = argv[i].as<String>();
@@ -383,7 +383,7 @@ QUASI_PRIM(p_string_to_list) {
 QUASI_PRIM(p_list_to_string) {
   int64_t n = list_length(argv[0]);
   if (n < 0) type_error("list->string", "a proper list of characters", argv[0]);
-  Value r = make_string(n, 0);
+  Value r = make_string_uninit(n);
   uint32_t* out = r.as<String>()->chars();
   for (Value l = argv[0]; is_pair(l); l = cdr(l)) {
     if (!car(l).is_char()) type_error("list->string", "a proper list of characters", argv[0]);
@@ -407,7 +407,7 @@ QUASI_PRIM(p_vector_to_string) {
   Vector* v = argv[0].as<Vector>();
   int64_t start, end;
   get_range("vector->string", argc, argv, 1, v->length(), start, end);
-  Value r = make_string(end - start, 0);
+  Value r = make_string_uninit(end - start);
   uint32_t* out = r.as<String>()->chars();
   for (int64_t i = start; i < end; i++) {
     Value c = v->items()[i];

@@ -378,7 +378,7 @@ QUASI_PRIM(p_string_ci_hash) {
   get_range(self->name, argc, argv, 2, s->length(), start, end);
   Value sub = argv[0];
   if (start != 0 || end != s->length()) {
-    sub = make_string(end - start);
+    sub = make_string_uninit(end - start);
     std::memcpy(sub.as<String>()->chars(), s->chars() + start, static_cast<size_t>(end - start) * 4);
   }
   return hash_value(self->name, ci_hash(sub, kFixedSeed), argc, argv, 1);

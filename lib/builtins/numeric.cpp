@@ -1,6 +1,7 @@
 // numeric.cpp — the numeric primitives of (scheme base), (scheme inexact), the real part of
 // (scheme complex), and SRFI 151's core bitwise operations. The arithmetic itself lives in
 // core/numbers.cpp; these wrappers check arguments, fold variadic calls and name the procedure.
+#include <charconv>
 #include <cmath>
 
 #include "builtins/registry.hpp"
@@ -240,6 +241,15 @@ QUASI_PRIM(p_exact_to_inexact) {
 QUASI_PRIM(p_number_to_string) {
   check_number("number->string", argv[0]);
   int radix = radix_arg("number->string", argc, argv, 1);
+  if (argv[0].is_fixnum()) {  // the common case, straight into the string (no std::string)
+    char buf[72];
+    auto res = std::to_chars(buf, buf + sizeof buf, argv[0].fixnum(), radix);
+    int64_t n = res.ptr - buf;
+    Value s = make_string_uninit(n);
+    uint32_t* out = s.as<String>()->chars();
+    for (int64_t i = 0; i < n; i++) out[i] = static_cast<unsigned char>(buf[i]);
+    return s;
+  }
   return make_string_utf8(number_to_string(argv[0], radix));
 }
 QUASI_PRIM(p_string_to_number) {

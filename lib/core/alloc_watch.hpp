@@ -6,8 +6,9 @@
 // Owner: rel. Invariants: tl_allocated_bytes grows by the size of every object from gc.hpp's
 // allocation functions on this thread (small objects a free-list block at a time), so an
 // engine's memory limit counts its own thread only, never another engine's. The watch is called
-// before every allocation of kWatchedBytes or more (with its size), at every refill of a small-
-// object free list, and from long C++ loops through limit_tick(); only on a thread whose
+// before every allocation of kWatchedBytes or more (with its size), before the first allocation
+// after each further kWatchedBytes of smaller ones, at every refill of a small-object free list,
+// and from long C++ loops through limit_tick(); only on a thread whose
 // evaluation installed one (vm/vm.hpp: LimitScope). It may throw (the limit's error).
 #pragma once
 
@@ -17,6 +18,8 @@
 namespace quasi {
 
 inline thread_local uint64_t tl_allocated_bytes = 0;
+// The count at which the next object smaller than kWatchedBytes calls the watch (gc.hpp).
+inline thread_local uint64_t tl_watch_at = 0;
 
 // `who` names the procedure doing the work when the caller knows it (null otherwise); `steps`
 // is work to add to the evaluation's step count (macro expansion: charge_steps).

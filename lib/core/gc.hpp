@@ -22,9 +22,13 @@ namespace quasi {
 void gc_init();
 
 // Counts the bytes on this thread; an evaluation with limits checks them before a large object
-// is allocated (core/alloc_watch.hpp), so a huge one is refused, not made.
+// is allocated (core/alloc_watch.hpp), so a huge one is refused, not made, and once per
+// kWatchedBytes of smaller objects (one compare each, not a call per string or vector).
 inline void note_allocation(size_t bytes) {
-  if (bytes >= kWatchedBytes) watch_limits(bytes);
+  if (bytes >= kWatchedBytes || tl_allocated_bytes >= tl_watch_at) [[unlikely]] {
+    tl_watch_at = tl_allocated_bytes + kWatchedBytes;
+    watch_limits(bytes);
+  }
   tl_allocated_bytes += bytes;
 }
 

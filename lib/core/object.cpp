@@ -17,23 +17,26 @@ constexpr int64_t kMaxObjectBytes = int64_t(1) << 34;
 void check_size(const char* who, int64_t length, int64_t element_bytes) {
   if (length < 0 || length > kMaxObjectBytes / element_bytes)
     throw_condition("limit", who, "object too large: " + std::to_string(length) + " elements");
-  // Refused here if over the memory limit. Not named: make_string and friends serve many
-  // procedures (string-append, list->string...); the error's location is the call.
-  watch_limits(size_t(length) * size_t(element_bytes));
+  // The evaluation's limits are seen by the allocation itself (gc.hpp, note_allocation): before
+  // every object of kWatchedBytes or more, and once per kWatchedBytes of smaller ones.
 }
 }  // namespace
 
-Value make_string(int64_t length, char32_t fill) {
+Value make_string_uninit(int64_t length) {
   check_size("make-string", length, sizeof(uint32_t));
   String* s = static_cast<String*>(gc_alloc_atomic(sizeof(String) + sizeof(uint32_t) * length));
   s->header = make_header(Type::String, length);
-  uint32_t* c = s->chars();
-  for (int64_t i = 0; i < length; i++) c[i] = fill;
   return make_ptr(s);
 }
 
+Value make_string(int64_t length, char32_t fill) {
+  Value v = make_string_uninit(length);
+  std::fill_n(v.as<String>()->chars(), length, uint32_t(fill));
+  return v;
+}
+
 Value make_string_utf32(const char32_t* src, int64_t n) {
-  Value v = make_string(n, 0);
+  Value v = make_string_uninit(n);
   uint32_t* c = v.as<String>()->chars();
   for (int64_t i = 0; i < n; i++) c[i] = src[i];
   return v;
@@ -80,13 +83,27 @@ int32_t utf8_decode(std::string_view s, size_t& i) {
 }
 
 Value make_string_utf8(std::string_view utf8) {
-  std::u32string tmp;
-  tmp.reserve(utf8.size());
-  for (size_t i = 0; i < utf8.size();) {
-    int32_t c = utf8_decode(utf8, i);
-    tmp.push_back(c < 0 ? U'\uFFFD' : static_cast<char32_t>(c));
+  // Two passes over the bytes (count, then decode into the string) instead of a temporary
+  // UTF-32 buffer: number->string, symbol names and port reads come through here.
+  size_t n = 0;
+  bool ascii = true;
+  for (unsigned char b : utf8) ascii &= b < 0x80;
+  if (ascii) {
+    n = utf8.size();
+  } else {
+    for (size_t i = 0; i < utf8.size(); n++) utf8_decode(utf8, i);
   }
-  return make_string_utf32(tmp.data(), static_cast<int64_t>(tmp.size()));
+  Value v = make_string_uninit(static_cast<int64_t>(n));
+  uint32_t* out = v.as<String>()->chars();
+  if (ascii) {
+    for (size_t i = 0; i < n; i++) out[i] = static_cast<unsigned char>(utf8[i]);
+  } else {
+    for (size_t i = 0; i < utf8.size();) {
+      int32_t c = utf8_decode(utf8, i);
+      *out++ = c < 0 ? 0xFFFD : static_cast<uint32_t>(c);
+    }
+  }
+  return v;
 }
 
 std::string string_to_utf8(Value str) {

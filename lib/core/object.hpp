@@ -49,6 +49,9 @@ struct String : Object {
   int64_t length() const { return static_cast<int64_t>(payload()); }
 };
 Value make_string(int64_t length, char32_t fill = U' ');
+// A string whose characters are not written yet (atomic memory is not zeroed): the caller writes
+// all `length` of them before anything else can see the string.
+Value make_string_uninit(int64_t length);
 Value make_string_utf8(std::string_view utf8);  // invalid UTF-8 becomes U+FFFD
 Value make_string_utf32(const char32_t* s, int64_t n);
 std::string string_to_utf8(Value str);

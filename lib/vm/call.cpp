@@ -110,14 +110,7 @@ const Insn* VmImpl::enter(int64_t nfp, int64_t argc, const Insn* ret_pc, int64_t
               break;
           }
         }
-        Value r = pr->fn(*vm, pr, int(argc), stack + nfp + 1);
-        if (tail) return do_return(r);
-        if (!ret_pc) {
-          barrier_value = r;
-          return nullptr;
-        }
-        stack[fp + dst] = r;
-        return ret_pc;
+        return deliver(pr->fn(*vm, pr, int(argc), stack + nfp + 1), ret_pc, dst, tail);
       }
       case Type::Continuation: {
         Continuation* k = f.as<Continuation>();
@@ -141,14 +134,7 @@ const Insn* VmImpl::enter(int64_t nfp, int64_t argc, const Insn* ret_pc, int64_t
       }
       case Type::Parameter: {
         if (argc != 0) arity_error("parameter", 0, 0, int(argc));
-        Value r = f.as<Parameter>()->value;
-        if (tail) return do_return(r);
-        if (!ret_pc) {
-          barrier_value = r;
-          return nullptr;
-        }
-        stack[fp + dst] = r;
-        return ret_pc;
+        return deliver(f.as<Parameter>()->value, ret_pc, dst, tail);
       }
       default:
         type_error("application", "a procedure", f);

@@ -143,6 +143,18 @@ struct VmImpl {
     stack[fp + f.dst] = v;
     return f.pc;
   }
+  // The result of a call that ran no frame of its own (a primitive, a parameter): a tail call
+  // returns it from the caller's frame, a call from C++ (no ret_pc) leaves it in barrier_value,
+  // any other call stores it in the caller's slot dst and continues at ret_pc.
+  const Insn* deliver(Value v, const Insn* ret_pc, int64_t dst, bool tail) {
+    if (tail) return do_return(v);
+    if (!ret_pc) {
+      barrier_value = v;
+      return nullptr;
+    }
+    stack[fp + dst] = v;
+    return ret_pc;
+  }
   const Insn* reinstate(Continuation* k, Value v);
   Value capture(int64_t nfp, const Insn* ret_pc, int64_t dst, bool tail);
   Value capture_escape(const Insn* ret_pc, int64_t dst, bool tail);
