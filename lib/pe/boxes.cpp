@@ -100,8 +100,13 @@ PVal* Specializer::box_read(PVal* b, Value name) {
   if (!b->escaped && b->box.kind == BoxState::kStatic) return known(b->box.cur);
   if (!b->escaped && b->box.kind == BoxState::kPending) {
     sync_box(b, b->box);
-    box_set(b, BoxState{BoxState::kResidual});
+    BoxState r{BoxState::kResidual};
+    r.stale = true;
+    box_set(b, r);
   }
+  // Read from a cell written before a point that may capture a continuation: a re-entry there
+  // reads the cell again, so from now on writes go to the cell too.
+  if (!b->escaped && b->box.stale) b->captured = true;
   return make_dyn(emit_bind(counted(cell_ref(st_, box_cell(b))), name));
 }
 
@@ -125,17 +130,22 @@ void Specializer::capture_point() {
   StmtList::iterator at{};
   for (PVal* b : boxes_) {
     if (b->escaped) continue;
-    b->captured = true;
-    if (b->box.kind != BoxState::kStatic) continue;
-    if (b->box.synced) {  // the cell holds it: read from the cell from now on
-      box_set(b, BoxState{BoxState::kResidual});
-      continue;
+    if (b->box.kind == BoxState::kResidual && !b->box.stale) {
+      BoxState r{BoxState::kResidual};
+      r.stale = true;
+      box_set(b, r);
     }
+    if (b->box.kind != BoxState::kStatic) continue;
+    // A read before the next write comes from the cell (a re-entry must see the last write);
+    // a write first makes the content known again, and the cell is not needed.
     if (!marked) {
       at = mark();
       marked = true;
     }
-    box_set(b, BoxState{BoxState::kPending, b->box.cur, false, block_, at});
+    BoxState pending{BoxState::kPending, b->box.cur, b->box.synced};
+    pending.block = block_;
+    pending.point = at;
+    box_set(b, pending);
   }
 }
 
@@ -148,7 +158,7 @@ Node* Specializer::box_value_code(PVal* v) {
 }
 
 void Specializer::sync_box(PVal* b, const BoxState& s) {
-  if (s.kind == BoxState::kResidual || (s.kind == BoxState::kStatic && s.synced)) return;
+  if (s.kind == BoxState::kResidual || s.synced) return;
   Var* cell = box_cell(b);
   Node* value = box_value_code(s.cur);
   if (s.kind == BoxState::kStatic) emit_effect(counted(cell_set(st_, cell, value)));
@@ -179,7 +189,8 @@ void Specializer::escape_box(PVal* b) {
     todo.emplace_back(f, k == kNow ? now : btrail_[k].old);
   }
   for (auto& [f, s] : todo) {
-    if (s.kind == BoxState::kStatic && !s.synced) {
+    if (s.synced) continue;
+    if (s.kind == BoxState::kStatic) {
       Node* value = box_value_code(s.cur);
       f.block->insert_effect(f.point, counted(cell_set(st_, b->var, value)));
     } else if (s.kind == BoxState::kPending) {
@@ -234,7 +245,9 @@ void Specializer::merge_boxes(const BoxFrame& f, Block* arms[2], const std::vect
         std::vector<bool> was(boxes.size());
         for (size_t j = 0; j < boxes.size(); j++) was[j] = boxes[j]->escaped;
         sync_box(b, s);
+        bool stale = s.kind == BoxState::kPending;  // the cell holds what it held at the point
         s = BoxState{BoxState::kResidual};
+        s.stale = stale;
         if (!b->escaped) box_set(b, s);
         for (size_t j = 0; j < boxes.size(); j++)
           if (!was[j] && boxes[j]->escaped) {
@@ -250,6 +263,7 @@ void Specializer::merge_boxes(const BoxFrame& f, Block* arms[2], const std::vect
     if (boxes[i]->escaped) continue;
     BoxState m = states[0][i];
     m.synced = m.synced && states[1][i].synced;
+    m.stale = m.stale || states[1][i].stale;
     box_set(boxes[i], m);
   }
 }

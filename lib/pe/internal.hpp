@@ -75,7 +75,9 @@ struct BoxState {
   enum Kind : uint8_t { kStatic, kPending, kResidual };
   Kind kind = kStatic;
   PVal* cur = nullptr;      // kStatic, kPending: the content
-  bool synced = false;      // kStatic: the cell (if made) holds `cur` here
+  bool synced = false;      // kStatic, kPending: the cell (if made) holds `cur`
+  bool stale = false;       // kResidual: the cell was last written before a point that may
+                            // have captured a continuation (reading it makes the box captured)
   Block* block = nullptr;   // kPending: where the cell must be given `cur` (just before the
   LetList::Point point{};   // residual call that may capture a continuation)
 };
@@ -98,8 +100,9 @@ struct PVal {
   LetrecGroup* group = nullptr;
   bool escaped = false;    // Pair/Vector/Closure/Box: residual code may hold or change it
   BoxState box;            // Box: what is known about its content here
-  bool captured = false;   // Box: a continuation may have been captured since it was made: its
-                           // writes also go to the cell (a re-entry reads the cell)
+  bool captured = false;   // Box: read from a cell written before a point that may have
+                           // captured a continuation: its writes also go to the cell (a
+                           // re-entry there reads it again)
   uint64_t seq = 0;        // Box: when it was made (Specializer::seq_), to compare with frames
   bool materializing = false;
   size_t key_index = 0;    // objects rebuilt from a helper key: their item's index

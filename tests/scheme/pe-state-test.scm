@@ -77,6 +77,15 @@
 (define (counted f) (lambda (d) (set! evaluations 0) (let ((r (f d))) (list r evaluations))))
 (agree "memo thunk forced three times" (counted (lambda (d) (share 3 d))) (counted (specialize share 3)) numbers)
 
+;; forced around a helper call: the thunk's writes come before any read after the call (a
+;; re-entry there writes again), so no cell is made
+(define (delay-thunk0 f) (let ((done #f) (v #f)) (lambda () (if done v (begin (set! v (f)) (set! done #t) v)))))
+(define (slow-sq x d) (if (> d 0) (slow-sq x (- d 1)) (* x x)))
+(define (memo-call x d) (let ((t (delay-thunk0 (lambda () (slow-sq x d))))) (+ (t) (t))))
+(define smemo-call (specialize memo-call 3))
+(test "a thunk forced around a helper call needs no cell" '() (mentions (residual smemo-call) '(vector vector-ref vector-set!)))
+(agree "memo-call" (lambda (d) (memo-call 3 d)) smemo-call numbers)
+
 ;; ---- closures over set! that escape --------------------------------------------------------
 
 (define (make-counter n) (lambda () (set! n (+ n 1)) n))
