@@ -175,7 +175,12 @@ void Specializer::encode(PVal* v, KeyBuild& kb) {
     case PKind::Closure: {
       KeyItem it{KeyItem::kClosure};
       it.lam = v->lam;
+      it.n = v->escaped ? 1 : 0;  // residual code may hold it already: eq? is not decided
       kb.items.push_back(it);
+      // Passed as itself only if it escapes inside the helper (Entry::closures_escaped): then
+      // the procedure that escapes is this one (eq? agrees with the original).
+      kb.inputs.push_back(v);
+      kb.input_names.push_back(is_symbol(v->lam->name) ? v->lam->name : sym("f"));
       Child ch(kb, v);
       kb.cur_field = -1;  // a closure's free variables are not generalized one by one
       for (Var* x : lambda_free_vars(st_, v->lam)) {
@@ -205,7 +210,7 @@ static uint64_t hash_key(const gc_vector<KeyItem>& items, LambdaNode* lam, size_
     switch (it.tag) {
       case KeyItem::kFrozen: h = mix(h, equal_hash(it.value)); break;
       case KeyItem::kRef: h = mix(h, eqv_hash(it.value)); break;
-      case KeyItem::kClosure: h = mix(h, reinterpret_cast<uintptr_t>(it.lam)); break;
+      case KeyItem::kClosure: h = mix(mix(h, reinterpret_cast<uintptr_t>(it.lam)), uint64_t(it.n)); break;
       case KeyItem::kVector:
       case KeyItem::kSameHole:
       case KeyItem::kBackRef: h = mix(h, uint64_t(it.n)); break;
@@ -220,7 +225,7 @@ static bool item_equal(const KeyItem& a, const KeyItem& b) {
   switch (a.tag) {
     case KeyItem::kFrozen: return equal(a.value, b.value);
     case KeyItem::kRef: return eqv(a.value, b.value);
-    case KeyItem::kClosure: return a.lam == b.lam;
+    case KeyItem::kClosure: return a.lam == b.lam && a.n == b.n;
     case KeyItem::kVector:
     case KeyItem::kSameHole:
     case KeyItem::kBackRef: return a.n == b.n;
@@ -251,6 +256,13 @@ bool Specializer::build_key(const Callee& c, size_t clause, gc_vector<PVal*>& sl
   if (c.closure) {  // references to the callee inside its own environment
     kb.seen.push_back(c.closure);
     kb.seen_at.push_back(UINT32_MAX);
+    // The callee itself, passed only if it escapes inside the helper (as a closure argument);
+    // whether residual code may hold it already is the key's first item.
+    kb.inputs.push_back(c.closure);
+    kb.input_names.push_back(is_symbol(c.lam->name) ? c.lam->name : sym("f"));
+    kb.items.push_back(KeyItem{KeyItem::kFrozen, make_bool(c.closure->escaped)});
+    kb.owner.push_back(nullptr);
+    kb.field.push_back(-1);
   }
   for (size_t s = 0; s < slots.size(); s++) {
     size_t start = kb.items.size();
@@ -490,6 +502,8 @@ PVal* Specializer::rebuild(const gc_vector<KeyItem>& key, size_t& i, gc_vector<V
       PVal* p = tagged(gc_new<PVal>());
       p->kind = PKind::Closure;
       p->key_index = i - 1;
+      p->var = params[pi++];  // the caller's closure, if it escapes here
+      p->escaped = it.n != 0;
       p->lam = it.lam;
       p->home = home;
       p->point = point;
@@ -578,6 +592,8 @@ Entry* Specializer::build_helper(const Callee& c, size_t clause, KeyBuild& kb, E
     callee_frame = gc_new<PEnv>(nullptr);
     self = gc_new<PVal>();
     self->kind = PKind::Closure;
+    self->var = rc->params[pi++];  // the caller's closure, if it escapes here
+    self->escaped = e->key[i++].value == kTrue;
     self->lam = c.lam;
     self->env = callee_frame;
     self->home = block_;
@@ -615,8 +631,9 @@ Entry* Specializer::build_helper(const Callee& c, size_t clause, KeyBuild& kb, E
   counted(code);
   e->code = code;
   for (PVal* o : objects)
-    if (o->kind != PKind::Closure && o->escaped) e->objects_escaped = true;
-  if (e->objects_escaped && e->hit_while_pending && !e->pessimistic) {
+    if (o->escaped) (o->kind == PKind::Closure ? e->closures_escaped : e->objects_escaped) = true;
+  if (self && self->escaped) e->closures_escaped = true;
+  if ((e->objects_escaped || e->closures_escaped) && e->hit_while_pending && !e->pessimistic) {
     Restart r{e, std::vector<bool>(e->slot_start.size(), false)};
     r.pessimistic = true;
     throw r;
@@ -962,12 +979,21 @@ PVal* Specializer::specialize_call(const Callee& c, size_t clause, gc_vector<PVa
     }
     // The call: holes pass their values, objects pass themselves (materialized).
     CallNode* call = gc_new<CallNode>(k_ref(e->var), SrcLoc{});
-    for (PVal* in : kb.inputs)
-      call->args.push_back(k_ref(in->kind == PKind::Dyn || in->kind == PKind::Box ? in->var : materialize(in)));
     // What the helper may have done with the objects is unknown while it is being built.
-    if ((e->pending && e->pessimistic) || (!e->pending && e->objects_escaped))
-      for (PVal* in : kb.inputs)
-        if (in->kind != PKind::Dyn) escape(in);
+    bool objects_out = (e->pending && e->pessimistic) || (!e->pending && e->objects_escaped);
+    bool closures_out = (e->pending && e->pessimistic) || (!e->pending && e->closures_escaped);
+    for (PVal* in : kb.inputs) {
+      if (in->kind == PKind::Dyn || in->kind == PKind::Box) {
+        call->args.push_back(k_ref(in->var));
+      } else if (in->kind == PKind::Closure) {  // only when it escapes (in the helper, or before)
+        bool out = closures_out || in->escaped;
+        if (out) escape(in);
+        call->args.push_back(out ? k_ref(in->var) : k_const(kFalse));
+      } else {
+        call->args.push_back(k_ref(materialize(in)));
+        if (objects_out) escape(in);
+      }
+    }
     capture_point();  // the helper may capture a continuation and re-enter what follows
     PVal* out = emit_dyn(counted(call));
     mutation();  // the helper may mutate what the caller read

@@ -167,9 +167,14 @@ void Specializer::lift_group(LetrecGroup* g) {
   g->lifted = true;
   auto* vars = gc_new<gc_vector<Var*>>();
   auto* codes = gc_new<gc_vector<Node*>>();
+  // Members that exist already (a helper's closure arguments: the caller's objects) are not
+  // made again.
+  gc_vector<PVal*> made;
   for (PVal* m : g->members) {
+    if (m->var) continue;
     m->var = fresh(is_symbol(m->lam->name) ? m->lam->name : sym("f"));
     vars->push_back(m->var);
+    made.push_back(m);
   }
   // What the lifted bodies read must be residual (they run at unknown times).
   for (PVal* m : g->members)
@@ -180,8 +185,8 @@ void Specializer::lift_group(LetrecGroup* g) {
       if (val->kind == PKind::Closure && val->group == g) continue;
       escape(val);
     }
-  for (PVal* m : g->members) codes->push_back(residual_lambda(m->lam, m->env, 1));
-  g->home->insert_rec(g->point, vars, codes);
+  for (PVal* m : made) codes->push_back(residual_lambda(m->lam, m->env, 1));
+  if (!made.empty()) g->home->insert_rec(g->point, vars, codes);
 }
 
 // Binds clause parameters in `frame`: a set!-ed parameter gets a box of its own.

@@ -82,6 +82,8 @@ struct Entry {
   size_t nparams = 0;
   bool pending = true;
   bool objects_escaped = false;    // a partially static argument escaped inside the helper
+  bool closures_escaped = false;   // a closure argument (or the callee) escaped inside it: calls
+                                   // pass those closures themselves
   // Calls that reach the helper while it is being built cannot know yet whether its arguments
   // escape in it. They assume not (optimistic); if the finished helper says otherwise it is
   // rebuilt pessimistic (such calls then treat the objects as escaping).
