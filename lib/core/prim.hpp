@@ -121,6 +121,16 @@ enum class NumResult : uint8_t {
   kBoolean,       // a numeric comparison: #t or #f
   kNumber,        // some number (/: an exact ratio or integer, or a flonum)
 };
+// What a primitive does with numbers, for the fold-constants pass's facts about numbers
+// (passes/fold_constants.cpp): a call that returned proves its arguments are numbers, a call
+// on numbers that cannot raise may go when its value is unused, a test of exactness on a value
+// known to be inexact is known.
+enum class OnNumbers : uint8_t {
+  kNone,
+  kRequires,   // returns only when every argument is a number (raises otherwise)
+  kTotal,      // kRequires, and never raises when every argument is a number (+ - * square)
+  kExactness,  // kTotal, one argument, and the answer is decided by the argument's exactness
+};
 struct PrimFacts {
   InlineOp inline_op = InlineOp::kNone;
   Structure structure = Structure::kNone;
@@ -143,6 +153,7 @@ struct PrimFacts {
   // kHasEffects only because it raises (raise, error): no other effect, so code that calls it
   // still only computes (the partial evaluator's static runs, pe/static_run.hpp).
   bool only_raises = false;
+  OnNumbers on_numbers = OnNumbers::kNone;
 
   // Builders for table rows: PrimFacts{}.inline_as(InlineOp::kCar).structural(Structure::kCar)...
   constexpr PrimFacts inline_as(InlineOp op) const { PrimFacts f = *this; f.inline_op = op; return f; }
@@ -168,6 +179,7 @@ struct PrimFacts {
     PrimFacts f = *this; f.num_result = r; f.exact_total = total_on_exact; return f;
   }
   constexpr PrimFacts proves_exact_integer() const { PrimFacts f = *this; f.proves_exact = true; return f; }
+  constexpr PrimFacts numbers(OnNumbers o) const { PrimFacts f = *this; f.on_numbers = o; return f; }
   constexpr PrimFacts raises_only() const { PrimFacts f = *this; f.only_raises = true; return f; }
 };
 inline constexpr PrimFacts kFacts{};

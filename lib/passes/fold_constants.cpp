@@ -14,7 +14,17 @@
 //    letrec: the same for constants bound before any code can run, and for unused bindings;
 //  - a direct call of a lambda, ((lambda (x) body) e), becomes (let ((x e)) body);
 //  - if: a test whose value is known picks its branch; (if (not x) a b) becomes (if x b a);
-//  - begin: nested sequences are spliced and pure expressions before the last are dropped.
+//  - begin: nested sequences are spliced and pure expressions before the last are dropped;
+//  - numbers (PrimFacts::on_numbers, NumResult): a variable bound to arithmetic's result holds a
+//    number (an inexact one when an operand was inexact), and one that a call requiring numbers
+//    received is a number in the code that call dominates (the let body, the rest of a begin).
+//    So an unused call that cannot raise on numbers goes like a pure one, (exact? x) of an
+//    inexact x is #f, (* 1.0 x) of an inexact x is x, and (if t c c) with two equal constants
+//    is c (the shapes the partial evaluator's residuals of gradients have: lib/ad/README.md,
+//    "Residuals");
+//  - a call of such a primitive on variables and constants that a let bound before, in code the
+//    binding dominates, is that let's variable (numbers have no identity to lose): unrolled
+//    residual code recomputes the same products at every step.
 //
 // Bookkeeping: uses_ counts the references of each variable in the tree being built (the output
 // so far plus the input not yet visited). It starts as a count over the input and moves with every
@@ -25,7 +35,9 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "core/equality.hpp"
 #include "core/error.hpp"
+#include "core/numbers.hpp"
 #include "ir/functor.hpp"
 #include "ir/limits.hpp"
 #include "ir/util.hpp"
@@ -96,6 +108,15 @@ class Folder : public ExprMutator {
     }
     Node* c = visit(then_in);
     Node* a = visit(else_in);
+    // Both arms the same constant: the test only matters for its effects.
+    if (is_const(c) && is_const(a) && eqv(const_value(c), const_value(a))) {
+      forget(a);
+      if (droppable(test)) {
+        forget(test);
+        return c;
+      }
+      return make_seq(gc_vector<Node*>{test, c}, n->loc);
+    }
     if (test == n->test && c == n->then && a == n->otherwise) return n;
     return gc_new<IfNode>(test, c, a, n->loc);
   }
@@ -138,7 +159,15 @@ class Folder : public ExprMutator {
     bool changed = false;
     gc_vector<Node*> inits = visit_all(n->inits, &changed);
     for (size_t i = 0; i < n->vars.size(); i++) propagate(n->vars[i], inits[i]);
+    size_t mark = learned_.size(), avail_mark = avail_log_.size();
+    for (size_t i = 0; i < n->vars.size(); i++) {
+      learn_operands(inits[i]);
+      if (uint8_t k = number_kind(inits[i]); k && !n->vars[i]->assigned) numbers_[n->vars[i]] = k;
+      if (!n->vars[i]->assigned) make_available(inits[i], n->vars[i]);
+    }
     Node* body = visit(n->body);
+    unlearn(mark);
+    unavail(avail_mark);
     return rebuild_bindings(NodeKind::Let, n->vars, inits, body, n->loc, n);
   }
 
@@ -163,18 +192,26 @@ class Folder : public ExprMutator {
 
   Node* visit_seq(SeqNode* n) override {
     gc_vector<Node*> all;
+    std::vector<bool> drop;  // decided with what was known before the expression ran
+    size_t mark = learned_.size();
     for (Node* e : n->exprs) {
       Node* x = visit(e);
+      auto one = [&](Node* y) {
+        all.push_back(y);
+        drop.push_back(droppable(y));
+        learn_operands(y);
+      };
       if (x->kind == NodeKind::Seq) {
-        for (Node* y : static_cast<SeqNode*>(x)->exprs) all.push_back(y);
+        for (Node* y : static_cast<SeqNode*>(x)->exprs) one(y);
       } else {
-        all.push_back(x);
+        one(x);
       }
     }
+    unlearn(mark);
     // A pure expression whose value nobody uses does nothing.
     gc_vector<Node*> kept;
     for (size_t k = 0; k + 1 < all.size(); k++) {
-      if (is_pure(all[k], core_)) forget(all[k]);
+      if (drop[k]) forget(all[k]);
       else kept.push_back(all[k]);
     }
     kept.push_back(all.back());
@@ -192,6 +229,175 @@ class Folder : public ExprMutator {
   bool counts_ok_ = true;
   TracedMap<Var*, Node*> subst_;  // variable -> what its references become
   std::unordered_set<Var*> uninitialized_;
+  // What is known about never-assigned variables holding numbers: kNumber or kInexact (which
+  // includes kNumber). A binding's fact holds wherever the variable is referenced; a fact learned
+  // from a call's operands holds in the code that call dominates, and is undone after it.
+  static constexpr uint8_t kNumber = 1, kInexact = 3;
+  std::unordered_map<Var*, uint8_t> numbers_;
+  std::vector<Var*> learned_;
+
+  // The primitive a visited call calls, with its arguments.
+  Primitive* callee(Node* n, const gc_vector<Node*>** args) { return called_primitive(n, core_, args); }
+
+  // What a visited expression's value is known to be, when it returns: 0, kNumber or kInexact.
+  uint8_t number_kind(Node* n) {
+    switch (n->kind) {
+      case NodeKind::Const: {
+        Value v = const_value(n);
+        return is_flonum(v) ? kInexact : is_number(v) ? kNumber : 0;
+      }
+      case NodeKind::LocalRef: {
+        auto* r = static_cast<LocalRefNode*>(n);
+        if (r->var->assigned) return 0;
+        auto it = numbers_.find(r->var);
+        return it == numbers_.end() ? 0 : it->second;
+      }
+      case NodeKind::If: {
+        auto* i = static_cast<IfNode*>(n);
+        return number_kind(i->then) & number_kind(i->otherwise);
+      }
+      case NodeKind::Seq:
+        return number_kind(static_cast<SeqNode*>(n)->exprs.back());
+      case NodeKind::Call:
+      case NodeKind::PrimCall: {
+        const gc_vector<Node*>* args = nullptr;
+        Primitive* p = callee(n, &args);
+        if (!p || !arity_ok(p, args->size())) return 0;
+        switch (p->facts.num_result) {
+          case NumResult::kExactInteger:
+          case NumResult::kNumber:
+            return kNumber;
+          case NumResult::kContagion: {
+            // an inexact operand makes an inexact result
+            for (Node* a : *args)
+              if (number_kind(a) == kInexact) return kInexact;
+            return kNumber;
+          }
+          default:
+            return 0;
+        }
+      }
+      default:
+        return 0;
+    }
+  }
+
+  // A visited call that returned proves its operands (and those of the calls among them) are
+  // numbers, when its primitive requires numbers: recorded until unlearn.
+  void learn_operands(Node* n, int depth = 0) {
+    const gc_vector<Node*>* args = nullptr;
+    Primitive* p = callee(n, &args);
+    if (!p || p->facts.on_numbers == OnNumbers::kNone || !arity_ok(p, args->size()) || depth > 8) return;
+    for (Node* a : *args) {
+      if (a->kind == NodeKind::LocalRef) {
+        Var* v = static_cast<LocalRefNode*>(a)->var;
+        if (!v->assigned && !numbers_.count(v)) {
+          numbers_[v] = kNumber;
+          learned_.push_back(v);
+        }
+      } else {
+        learn_operands(a, depth + 1);
+      }
+    }
+  }
+  void unlearn(size_t mark) {
+    while (learned_.size() > mark) {
+      numbers_.erase(learned_.back());
+      learned_.pop_back();
+    }
+  }
+
+  // Calls of number primitives on atoms that a dominating let bound: hash -> (call, variable).
+  struct Avail {
+    Node* call;
+    Var* var;
+  };
+  std::unordered_multimap<uint64_t, Avail> avail_;
+  std::vector<std::pair<uint64_t, Var*>> avail_log_;
+
+  static bool is_atom(Node* a) {
+    return is_const(a) || (a->kind == NodeKind::LocalRef && !static_cast<LocalRefNode*>(a)->var->assigned);
+  }
+  // The key of a call that CSE may share, or 0: a pure primitive of numbers (the same operands
+  // give the same number, or raise), on atoms.
+  uint64_t avail_key(Node* n, Primitive** prim = nullptr, const gc_vector<Node*>** argv = nullptr) {
+    const gc_vector<Node*>* args = nullptr;
+    Primitive* p = callee(n, &args);
+    if (!p || p->facts.on_numbers == OnNumbers::kNone || !arity_ok(p, args->size())) return 0;
+    if (!(p->flags & kPure) || (p->flags & (kHasEffects | kVmSpecial))) return 0;
+    uint64_t h = reinterpret_cast<uintptr_t>(p) * 0x9E3779B97F4A7C15ull;
+    for (Node* a : *args) {
+      if (!is_atom(a)) return 0;
+      uint64_t x = is_const(a) ? eqv_hash(const_value(a))
+                               : reinterpret_cast<uintptr_t>(static_cast<LocalRefNode*>(a)->var);
+      h = (h ^ x) * 0x100000001B3ull;
+    }
+    if (prim) *prim = p;
+    if (argv) *argv = args;
+    return h | 1;
+  }
+  bool same_call(Node* a, Node* b) {
+    const gc_vector<Node*>*x = nullptr, *y = nullptr;
+    Primitive* p = callee(a, &x);
+    Primitive* q = callee(b, &y);
+    if (p != q || x->size() != y->size()) return false;
+    for (size_t i = 0; i < x->size(); i++) {
+      Node* u = (*x)[i];
+      Node* v = (*y)[i];
+      if (u->kind != v->kind) return false;
+      if (is_const(u) ? !eqv(const_value(u), const_value(v))
+                      : static_cast<LocalRefNode*>(u)->var != static_cast<LocalRefNode*>(v)->var)
+        return false;
+    }
+    return true;
+  }
+  void make_available(Node* init, Var* v) {
+    if (uint64_t h = avail_key(init)) {
+      avail_.emplace(h, Avail{init, v});
+      avail_log_.emplace_back(h, v);
+    }
+  }
+  void unavail(size_t mark) {
+    while (avail_log_.size() > mark) {
+      auto [h, v] = avail_log_.back();
+      avail_log_.pop_back();
+      auto range = avail_.equal_range(h);
+      for (auto it = range.first; it != range.second; ++it)
+        if (it->second.var == v) {
+          avail_.erase(it);
+          break;
+        }
+    }
+  }
+  // The variable a dominating let bound to the same call (p args), or null.
+  Var* available_call(Primitive* p, const gc_vector<Node*>& args) {
+    PrimCallNode probe(make_ptr(p), SrcLoc{});
+    probe.args = args;
+    return available(&probe);
+  }
+  Var* available(Node* call) {
+    uint64_t h = avail_key(call);
+    if (!h) return nullptr;
+    auto range = avail_.equal_range(h);
+    for (auto it = range.first; it != range.second; ++it)
+      if (same_call(it->second.call, call)) return it->second.var;
+    return nullptr;
+  }
+
+  // Whether a visited expression whose value is unused may go: it is pure, or it is a call that
+  // cannot raise on numbers given operands known to be numbers (and that may go themselves).
+  bool droppable(Node* n, int depth = 0) {
+    if (is_pure(n, core_)) return true;
+    const gc_vector<Node*>* args = nullptr;
+    Primitive* p = callee(n, &args);
+    if (!p || depth > 8 || !arity_ok(p, args->size())) return false;
+    OnNumbers o = p->facts.on_numbers;
+    if (o != OnNumbers::kTotal && o != OnNumbers::kExactness) return false;
+    if (!(p->flags & kPure) || (p->flags & (kHasEffects | kVmSpecial))) return false;
+    for (Node* a : *args)
+      if (!number_kind(a) || !droppable(a, depth + 1)) return false;
+    return true;
+  }
 
   // A call of `not` (known by its facts, not its name).
   bool is_not_call(Node* n) {
@@ -247,7 +453,7 @@ class Folder : public ExprMutator {
     for (size_t i = 0; i < vars.size(); i++) {
       Node* init = inits[i];
       if (unused(vars[i], init, kind)) {
-        if (is_pure(init, core_)) forget(init);
+        if (droppable(init)) forget(init);
         else pending.push_back(init);
         continue;
       }
@@ -292,7 +498,26 @@ class Folder : public ExprMutator {
   Node* fold_call(Primitive* p, const gc_vector<Node*>& args, SrcLoc loc) {
     // A wrong number of arguments raises at run time.
     if (!arity_ok(p, args.size())) return nullptr;
+    // (* 1.0 x) of an inexact x (a flonum or an inexact complex) is x, to the bit.
+    if (p->facts.inline_op == InlineOp::kMul && args.size() == 2)
+      for (int i = 0; i < 2; i++)
+        if (is_const(args[i]) && is_flonum(const_value(args[i])) && flonum_value(const_value(args[i])) == 1.0 &&
+            number_kind(args[1 - i]) == kInexact)
+          return args[1 - i];
+    // exact? / inexact? of a value known to be inexact: the answer for any inexact number.
+    if (p->facts.on_numbers == OnNumbers::kExactness && args.size() == 1 && number_kind(args[0]) == kInexact &&
+        droppable(args[0])) {
+      Value one = make_flonum(1.0);
+      Value r = p->fn(ctx_.vm, p, 1, &one);
+      forget(args[0]);
+      return gc_new<ConstNode>(r, loc);
+    }
     if (Node* shaped = fold_shape(p, args, loc)) return shaped;
+    if (Var* v = available_call(p, args)) {
+      for (Node* a : args) forget(a);
+      uses_[v]++;
+      return gc_new<LocalRefNode>(v, loc);
+    }
     // Identity, effects or VM state matter: never evaluated early.
     if (!foldable(p)) return nullptr;
     root_vector<Value> argv;

@@ -338,6 +338,37 @@ TEST_CASE("begin flattening and dead pure code", "[passes]") {
   CHECK(ir("(begin car 1)") == "1");
 }
 
+TEST_CASE("numbers: facts from arithmetic drop, fold and share number code", "[passes]") {
+  // (* x y) returned: x and y are numbers after it, so a later unused (* x y) or (+ x 1) cannot
+  // raise and goes; the first stays (x may not be a number there).
+  CHECK(ir("(lambda (x y) (let ((t (* x y))) (* x y) (+ x 1) 1))") == "(lambda (x y) (* x y) 1)");
+  CHECK(ir("(lambda (x y) (* x y) 1)") == "(lambda (x y) (* x y) 1)");
+  // / may raise on numbers (a zero divisor): it stays, but a second one is the first's value
+  CHECK(ir("(lambda (x y) (let ((t (* x y))) (/ x y) 1))") == "(lambda (x y) (* x y) (/ x y) 1)");
+  CHECK(ir("(lambda (x y) (let ((t (/ x y))) (/ x y) 1))") == "(lambda (x y) (/ x y) 1)");
+  // a known inexact value: exact? is #f, the branch folds, (* 1.0 t) is t
+  CHECK(ir("(lambda (x) (let ((t (* x 2.0))) (if (exact? t) 1 1.0)))") == "(lambda (x) (* x 2.0) 1.0)");
+  CHECK(ir("(lambda (x) (let ((t (* x 2.0))) (* 1.0 t)))") == "(lambda (x) (* x 2.0))");
+  CHECK(ir("(lambda (x) (let ((t (* x 2))) (* 1.0 t)))") == "(lambda (x) (* 1.0 (* x 2)))");
+  CHECK(ir("(lambda (x) (let ((t (* x x))) (exact? x)))") == "(lambda (x) (* x x) (exact? x))");
+  // a fact learned inside one arm does not hold in the other
+  CHECK(ir("(lambda (x c) (if c (let ((t (* x x))) (* x 2) t) (begin (* x 2) 0)))") ==
+        "(lambda (x c) (if c (* x x) (begin (* x 2) 0)))");
+  // two equal constant arms: the test only for its effects
+  CHECK(ir("(lambda (t) (if t 'a 'a))") == "(lambda (t) 'a)");
+  CHECK(ir("(lambda (x) (if (car x) 1 1))") == "(lambda (x) (car x) 1)");
+  // the same call of a number primitive under a let that bound it is the let's variable
+  CHECK(ir("(lambda (a b) (let ((t (* a a))) (let ((u (* a a))) (+ u t (* a a) (* b b)))))") ==
+        "(lambda (a b) (let ((t (* a a))) (+ t t t (* b b))))");
+  CHECK(ir("(lambda (a) (let ((t (* 0.5 a))) (f t (* 0.5 a))))") == "(lambda (a) (let ((t (* 0.5 a))) (f t t)))");
+  // not across an assignment, not for data (a pair has an identity)
+  CHECK(ir("(lambda (a) (let ((t (* a a))) (set! a 2) (f t (* a a))))") ==
+        "(lambda (a) (let ((t (* a a))) (set! a 2) (f t (* a a))))");
+  CHECK(ir("(lambda (a) (let ((t (cons a a))) (f t (cons a a))))") == "(lambda (a) (let ((t (cons a a))) (f t (cons a a))))");
+  CHECK(run("((lambda (x) (let ((t (* x 2.0))) (if (exact? t) 1 (* 1.0 t)))) 3)") == "6.0");
+  CHECK(error_of("((lambda (x y) (let ((t (* x y))) (* x y) 1)) 'a 2)").find("*") != std::string::npos);
+}
+
 TEST_CASE("shape folds", "[passes]") {
   CHECK(ir("(lambda (x) (vector-length (make-vector 10 x)))") == "(lambda (x) 10)");
   CHECK(ir("(vector-length (make-vector 10 (display 1)))") == "(begin (display 1) 10)");
