@@ -21,12 +21,16 @@ bool is_flonum_constant(const Proto* p, const Step& s) {
   return s.op == Op::kConst && p->consts[s.b].is_ptr() && has_type(p->consts[s.b], Type::Flonum);
 }
 bool is_member(const Proto* p, const Step& s) {
-  return is_arith(s.op) || is_terminal(s.op) || is_flonum_constant(p, s);
+  return is_arith(s.op) || is_terminal(s.op) || is_flonum_constant(p, s) || s.op == Op::kFree;
 }
 
 
-// The registers a member step reads are its flonum operands (an immediate is not a register).
-std::vector<uint16_t> operands(const Proto* p, const Step& s) { return register_use(p, s).reads; }
+// The registers a member step reads are its flonum operands (an immediate is not a register; a
+// free-variable load reads the closure, not a flonum).
+std::vector<uint16_t> operands(const Proto* p, const Step& s) {
+  if (s.op == Op::kFree) return {};
+  return register_use(p, s).reads;
+}
 
 // Whether steps[first..last] make a worthwhile group; fills live_out.
 bool check_group(const Proto* p, const std::vector<Step>& steps, size_t first, size_t last, const Liveness& live,
@@ -83,6 +87,8 @@ std::vector<FlonumGroup> find_flonum_groups(const Proto* p, const std::vector<St
       const Step& s = steps[k];
       if (k > first && label[size_t(s.index)]) break;
       if (!is_member(p, s)) break;
+      // The fast path reads R[0] as it was before the group (its writes come at the end).
+      if (s.op == Op::kFree && written.count(0)) break;
       int more = has_immediate(s.op) ? 1 : 0;
       std::set<uint16_t> new_leaves;
       for (uint16_t r : operands(p, s))

@@ -12,8 +12,9 @@
 
 namespace quasi::jit {
 
-// Member steps: + - * (also with an immediate), constants that are flonums, and as the last
-// step a fused compare-and-branch. Every group saves at least one boxed intermediate.
+// Member steps: + - * (also with an immediate), constants that are flonums, loads of free
+// variables (a loop's flonum parameters captured by its closure), and as the last step a
+// comparison (a fused compare-and-branch or a boolean). Every group saves at least one boxed intermediate.
 std::vector<FlonumGroup> find_flonum_groups(const Proto* p, const std::vector<Step>& steps,
                                             const std::vector<uint8_t>& label, const Liveness& live);
 

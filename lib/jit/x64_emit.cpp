@@ -18,9 +18,11 @@
 // VmImpl::fp, top and cur_proto are implicit while machine code runs (r12, the Proto's nregs, the
 // Proto) and written at every hand-over and before primitive calls (sync_vm_state); nframes lives
 // in r13, written back at every hand-over and before every call into the runtime.
-// Values live in the frame's slots, never only in a machine register across an instruction, so
-// the collector (which scans the VM stack) sees every value and any instruction can hand over to
-// the interpreter. The machine stack holds only the saved registers of jit_run's entry stub.
+// Values live in the frame's slots, except the pinned VM registers (jit/regalloc.hpp), which
+// live in their homes and are stored to their slots wherever anything else may look: calls,
+// closure captures, every hand-over to the interpreter (so any instruction can still hand over);
+// runtime routines that may collect are called with the homes pushed on the machine stack,
+// which the collector scans conservatively (as it does the flonum groups' boxes).
 #include <sys/mman.h>
 
 #include <asmjit/x86.h>
@@ -1161,6 +1163,7 @@ class Emitter {
     Label generic = a_.newLabel(), done = a_.newLabel();
     std::map<uint16_t, Xmm> value;       // register -> the xmm holding its value in the group
     std::map<uint16_t, Value> constant;  // register -> the constant it holds (kConst)
+    std::map<uint16_t, int32_t> freevar; // register -> the free variable it holds (kFree)
     int next_xmm = 2;
     // find_flonum_groups keeps a group within kMaxFlonumGroupValues (xmm2..xmm15); were it not,
     // asmjit would reject the register and the procedure would stay interpreted.
@@ -1193,6 +1196,18 @@ class Emitter {
       if (s.op == Op::kConst) {
         value[s.a] = load_double(flonum_value(p_->consts[s.b]));
         constant[s.a] = p_->consts[s.b];
+        freevar.erase(s.a);
+        continue;
+      }
+      if (s.op == Op::kFree) {
+        Xmm x = fresh();
+        Gp c = use(0, rax);
+        a_.mov(rax, qword_ptr(c, kClosureFree + int32_t(s.b) * 8));
+        check_type(rax, Type::Flonum, generic);
+        a_.movsd(x, qword_ptr(rax, kFlonumValue));
+        value[s.a] = x;
+        freevar[s.a] = s.b;
+        constant.erase(s.a);
         continue;
       }
       bool with_immediate = has_immediate(s.op);
@@ -1210,6 +1225,7 @@ class Emitter {
         cy = read(s.c);
         value.erase(s.a);
         constant.erase(s.a);
+        freevar.erase(s.a);
         continue;
       }
       Xmm x = read(s.b);
@@ -1223,10 +1239,22 @@ class Emitter {
       }
       value[s.a] = d;
       constant.erase(s.a);
+      freevar.erase(s.a);
     }
     std::vector<uint16_t> boxed;
     for (uint16_t reg : g.live_out)
-      if (value.count(reg) && !constant.count(reg)) boxed.push_back(reg);
+      if (value.count(reg) && !constant.count(reg) && !freevar.count(reg)) boxed.push_back(reg);
+    // A free variable's register gets the closure's own flonum again (the same object): after
+    // the boxes exist (a failed allocation leaves the frame untouched) and before the other
+    // registers are stored (R[0] may be one the group writes).
+    auto store_free_variables = [&] {
+      for (uint16_t reg : g.live_out) {
+        auto it = freevar.find(reg);
+        if (it == freevar.end()) continue;
+        Gp c = use(0, rax);
+        st_from(reg, qword_ptr(c, kClosureFree + it->second * 8));
+      }
+    };
     bool compare = branch || boolean_dst >= 0;
     if (!boxed.empty()) {
       // Spill what the calls would clobber: the values to box, then the comparison's operands.
@@ -1245,6 +1273,7 @@ class Emitter {
         box_xmm0(exit);
         a_.mov(qword_ptr(rsp, int32_t(k) * 8), rax);  // the stack is scanned: the box stays alive
       }
+      store_free_variables();
       for (size_t k = 0; k < boxed.size(); k++) {
         if (pinned(boxed[k])) {
           a_.mov(home(boxed[k]), qword_ptr(rsp, int32_t(k) * 8));
@@ -1258,9 +1287,12 @@ class Emitter {
         a_.movsd(xmm1, qword_ptr(rsp, compare_slot + 8));
       }
       a_.add(rsp, area);
-    } else if (compare) {
-      a_.movapd(xmm0, cx);
-      a_.movapd(xmm1, cy);
+    } else {
+      store_free_variables();
+      if (compare) {
+        a_.movapd(xmm0, cx);
+        a_.movapd(xmm1, cy);
+      }
     }
     for (uint16_t reg : g.live_out) {
       auto it = constant.find(reg);

@@ -79,6 +79,31 @@
 (test "flonum loop escapes" '(1 3 100 100) (list (escape 2.0 2.0 100) (escape 1.0 0.0 100)
                                                   (escape 0.0 0.0 100) (escape -1.0 0.0 100)))
 
+;; Flonum arithmetic on free variables (a loop closure's captured parameters): computed in SSE
+;; registers with the captured flonums; a captured fixnum, rational or non-number takes the
+;; step-by-step path; a captured flonum that lives on is the very same object.
+(define (scaled-sum c n acc0)
+  (let loop ((i 0) (acc acc0))
+    (if (= i n) acc (loop (+ i 1) (+ acc (* c c))))))
+(test "free flonum in a group" 225.0 (scaled-sum 1.5 100 0.0))
+(test "free fixnum in a group" 900 (scaled-sum 3 100 0))
+(test "free rational in a group" 400/9 (scaled-sum 2/3 100 0))
+(test "free bignum in a group" (* 100 (expt 2 80)) (scaled-sum (expt 2 40) 100 0))
+(test-error-message "free non-number in a group" "*" (scaled-sum 'x 100 0))
+(define (keep-free c n)
+  (let loop ((i 0) (acc 0.0) (last #f))
+    (if (= i n)
+        (list acc (eq? last c))
+        (let ((d c))
+          (loop (+ i 1) (+ acc (* d d)) d)))))
+(test "free flonum kept as itself" '(400.0 #t) (keep-free 2.0 100))
+(define (affine a b x0 n)
+  (let loop ((i 0) (x x0))
+    (if (= i n) x (loop (+ i 1) (+ (* a x) b)))))
+(test "two free flonums in a recurrence" 1023.0 (affine 2.0 1.0 0.0 10))
+(test "two free fixnums in a recurrence" 1023 (affine 2 1 0 10))
+(test "free flonums, exact start" 1023.0 (affine 2.0 1.0 0 10))
+
 ;; call/cc escaping from inside a compiled loop, and re-entered.
 (define (find-first pred lst)
   (call-with-current-continuation
