@@ -1,5 +1,6 @@
 #include "engine/autoload.hpp"
 
+#include <cstring>
 #include <ctime>
 #include <string>
 
@@ -20,171 +21,6 @@ int64_t now_ns() {
 }
 
 std::string source_name(const LazyPrelude::File& f) { return std::string("prelude/") + f.name; }
-
-// The names a prelude file's top-level forms define, by a scan of its text much cheaper than
-// reading it (start-up would pay for reading what it defers). Each top-level form must be
-// (define name ...), (define (name ...) ...), (define-record-type ...) or (define-syntax %name
-// ...); the text between them
-// whitespace and comments. Anything else (another form, an unusual token) makes the file
-// not deferrable: false.
-class DefinitionScan {
- public:
-  explicit DefinitionScan(std::string_view t) : t_(t) {}
-
-  bool run(std::vector<std::string_view>* names) {
-    for (;;) {
-      if (!skip_atmosphere()) return false;
-      if (i_ == t_.size()) return true;
-      if (t_[i_] != '(') return false;
-      i_++;
-      std::string_view head = token();
-      if (head == "define-record-type") {
-        if (!record_names(names)) return false;
-        continue;
-      }
-      if (head != "define" && head != "define-syntax") return false;
-      if (!skip_atmosphere()) return false;
-      int depth = 1;
-      while (i_ < t_.size() && t_[i_] == '(') {  // (define (f . args) ...), curried
-        i_++;
-        depth++;
-        if (!skip_atmosphere()) return false;
-      }
-      std::string_view name = token();
-      if (name.empty()) return false;
-      if (head == "define-syntax") {
-        if (depth > 1 || name[0] != '%') return false;
-      } else {
-        names->push_back(name);
-      }
-      if (!skip_form_rest(depth)) return false;
-    }
-  }
-
- private:
-  // (define-record-type type (ctor field ...) pred (field accessor [modifier]) ...), after its
-  // head: the variables its expansion defines (eval/expander.cpp, rw_define_record_type). Each
-  // part must be an identifier or a list of identifiers (no #f constructor or predicate).
-  bool record_names(std::vector<std::string_view>* names) {
-    std::vector<std::vector<std::string_view>> parts;
-    for (;;) {
-      if (!skip_atmosphere() || i_ == t_.size()) return false;
-      if (t_[i_] == ')') {
-        i_++;
-        break;
-      }
-      std::vector<std::string_view> part;
-      if (t_[i_] == '(') {
-        i_++;
-        for (;;) {
-          if (!skip_atmosphere() || i_ == t_.size()) return false;
-          if (t_[i_] == ')') {
-            i_++;
-            break;
-          }
-          std::string_view tok = token();
-          if (tok.empty()) return false;
-          part.push_back(tok);
-        }
-        if (part.empty()) return false;
-      } else {
-        std::string_view tok = token();
-        if (tok.empty()) return false;
-        part.push_back(tok);
-      }
-      parts.push_back(std::move(part));
-    }
-    if (parts.size() < 3 || parts[0].size() != 1 || parts[2].size() != 1) return false;
-    names->push_back(parts[0][0]);  // the type
-    names->push_back(parts[1][0]);  // the constructor
-    names->push_back(parts[2][0]);  // the predicate
-    for (size_t k = 3; k < parts.size(); k++)
-      for (size_t j = 1; j < parts[k].size(); j++) names->push_back(parts[k][j]);  // accessors, modifiers
-    return true;
-  }
-
-  static bool delimiter(char c) {
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '(' || c == ')' ||
-           c == '"' || c == ';';
-  }
-  // An identifier as the reader would intern it; empty for anything else.
-  std::string_view token() {
-    size_t start = i_;
-    while (i_ < t_.size() && !delimiter(t_[i_])) i_++;
-    std::string_view tok = t_.substr(start, i_ - start);
-    for (char c : tok)
-      if (c == '|' || c == '#' || c == '\\' || c == '\'' || c == '`' || c == ',' || (c >= 'A' && c <= 'Z') ||
-          (unsigned char)c >= 0x80)
-        return {};
-    if (tok.empty() || (tok[0] >= '0' && tok[0] <= '9') || tok == "." ) return {};
-    return tok;
-  }
-  // Whitespace and comments; false on a datum comment or an unterminated block comment.
-  bool skip_atmosphere() {
-    while (i_ < t_.size()) {
-      char c = t_[i_];
-      if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f') {
-        i_++;
-      } else if (c == ';') {
-        while (i_ < t_.size() && t_[i_] != '\n') i_++;
-      } else if (c == '#' && i_ + 1 < t_.size() && t_[i_ + 1] == '|') {
-        if (!skip_block_comment()) return false;
-      } else if (c == '#' && i_ + 1 < t_.size() && t_[i_ + 1] == ';') {
-        return false;
-      } else {
-        return true;
-      }
-    }
-    return true;
-  }
-  bool skip_block_comment() {
-    int depth = 0;
-    while (i_ + 1 < t_.size()) {
-      if (t_[i_] == '#' && t_[i_ + 1] == '|') {
-        depth++;
-        i_ += 2;
-      } else if (t_[i_] == '|' && t_[i_ + 1] == '#') {
-        depth--;
-        i_ += 2;
-        if (depth == 0) return true;
-      } else {
-        i_++;
-      }
-    }
-    return false;
-  }
-  // The rest of the current top-level form, `depth` lists deep, through its closing parenthesis. Strings, character
-  // literals, |symbols| and comments may hold parentheses that do not count.
-  bool skip_form_rest(int depth) {
-    while (i_ < t_.size()) {
-      char c = t_[i_];
-      if (c == '(' || c == '[') {
-        depth++;
-        i_++;
-      } else if (c == ')' || c == ']') {
-        i_++;
-        if (--depth == 0) return true;
-      } else if (c == '"' || c == '|') {
-        i_++;
-        while (i_ < t_.size() && t_[i_] != c) i_ += t_[i_] == '\\' ? 2 : 1;
-        if (i_ >= t_.size()) return false;
-        i_++;
-      } else if (c == ';') {
-        while (i_ < t_.size() && t_[i_] != '\n') i_++;
-      } else if (c == '#' && i_ + 1 < t_.size() && t_[i_ + 1] == '|') {
-        if (!skip_block_comment()) return false;
-      } else if (c == '#' && i_ + 1 < t_.size() && t_[i_ + 1] == '\\') {
-        i_ += 3;  // #\( #\) #\" #\; and the first character of a longer name
-      } else {
-        i_++;
-      }
-    }
-    return false;
-  }
-
-  std::string_view t_;
-  size_t i_ = 0;
-};
 
 void flag_cells(Vm& vm, const LazyPrelude::File& f) {
   for (Value sym : f.names) {
@@ -240,11 +76,13 @@ void load(Vm& vm, LazyPrelude::File& f) {
 bool defer_prelude_file(Vm& vm, const char* name, std::string_view text) {
   LazyPrelude* lazy = vm.lazy_prelude;
   if (!lazy) return false;
+  const char* const* names = nullptr;
+  for (const PreludeDefinitions* d = kDeferrablePrelude; d->file; d++)
+    if (std::strcmp(d->file, name) == 0) names = d->names;
+  if (!names) return false;
   LazyPrelude::File f{name, text, {}, false};
-  std::vector<std::string_view> names;
-  if (!DefinitionScan(text).run(&names)) return false;
-  for (std::string_view n : names) {
-    Value sym = intern(n);
+  for (; *names; names++) {
+    Value sym = intern(*names);
     // A name something already binds or refers to (an earlier file's compiled code holds its
     // cell) would be read before the file loads.
     if (vm.core_env->lookup(sym) != kUnbound) return false;

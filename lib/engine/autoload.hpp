@@ -38,8 +38,19 @@ struct LazyPrelude {
   std::vector<File> files;
 };
 
-// Defers `text` (prelude file `name`) when it qualifies (above): creates and flags its cells in
-// vm.core_env and returns true. False: the caller loads it now.
+// The prelude files that may be loaded on first use, one row each, with the variables their
+// top-level forms define (null-terminated), or null names when a file does not qualify (above).
+// Generated at build time: lib/engine/gen/prelude_definitions.cpp reads the files listed in
+// QUASI_DEFERRED_PRELUDE (CMakeLists.txt) with the real reader. Ends with {nullptr, nullptr}.
+struct PreludeDefinitions {
+  const char* file;  // e.g. "70-ad.scm"
+  const char* const* names;
+};
+extern const PreludeDefinitions kDeferrablePrelude[];
+
+// Defers `text` (prelude file `name`) when kDeferrablePrelude lists names for it and nothing
+// binds them yet: creates and flags its cells in vm.core_env and returns true. False: the caller
+// loads it now.
 bool defer_prelude_file(Vm& vm, const char* name, std::string_view text);
 
 // Loads the file that defines `cell` if the cell is flagged; after it, the cell is not.

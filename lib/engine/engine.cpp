@@ -58,17 +58,6 @@ struct Engine {
   LazyPrelude lazy_prelude;  // the prelude files loaded on first use (engine/autoload.hpp)
 };
 
-namespace {
-// Prelude files loaded on first use (engine/autoload.hpp): most programs never differentiate, make
-// a comparator or a hash table, or format, and their procedures would otherwise cost every program start-up time
-// and every collection marking time. A file that stops qualifying is loaded at start-up.
-bool loaded_on_first_use(const char* name) {
-  for (const char* n : {"65-comparators.scm", "70-ad.scm", "70-hash-tables.scm", "75-format.scm"})
-    if (std::strcmp(n, name) == 0) return true;
-  return false;
-}
-}  // namespace
-
 // ---- threads -------------------------------------------------------------------------------------
 
 namespace {
@@ -392,9 +381,7 @@ Engine* create_engine(const EngineConfig& config) {
   try {
     e->vm.lazy_prelude = &e->lazy_prelude;
     for (int i = 0; kPreludeFiles[i].name; i++) {
-      if (loaded_on_first_use(kPreludeFiles[i].name) &&
-          defer_prelude_file(e->vm, kPreludeFiles[i].name, kPreludeFiles[i].text))
-        continue;
+      if (defer_prelude_file(e->vm, kPreludeFiles[i].name, kPreludeFiles[i].text)) continue;
       eval_source(e->vm, kPreludeFiles[i].text, std::string("prelude/") + kPreludeFiles[i].name, core);
     }
   } catch (UncaughtRaise& u) {
