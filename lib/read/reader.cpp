@@ -229,6 +229,7 @@ class Reader::Impl {
   // Handles '#' syntax (the '#' already consumed). Returns true and sets v when it produced a
   // datum; false when it pushed a frame or consumed a comment or directive.
   bool read_hash(SrcLoc loc, Value& v);
+  Value number_at(const std::string& tok, SrcLoc loc);
   Value atom_from_token(const std::string& tok, SrcLoc loc);
 
   void push(Frame f) { stack_.push_back(f); }
@@ -412,8 +413,19 @@ Value Reader::Impl::read_char(SrcLoc loc) {
   fail(loc, "unknown character name: #\\" + name);
 }
 
+// parse_number's own errors (a well-formed number over a limit) carry no location: the token's.
+Value Reader::Impl::number_at(const std::string& tok, SrcLoc loc) {
+  try {
+    return parse_number(tok, 10);
+  } catch (SchemeError& e) {
+    if (is_condition(e.payload) && e.payload.as<Condition>()->loc == 0)
+      e.payload.as<Condition>()->loc = loc.pack();
+    throw;
+  }
+}
+
 Value Reader::Impl::atom_from_token(const std::string& tok, SrcLoc loc) {
-  Value n = parse_number(tok, 10);
+  Value n = number_at(tok, loc);
   if (n != kFalse) return n;
   return intern(r_.fold_case_ ? downcase_utf8(tok) : tok);
 }
@@ -536,7 +548,7 @@ bool Reader::Impl::read_hash(SrcLoc loc, Value& v) {
   switch (c) {
     case 'x': case 'X': case 'b': case 'B': case 'o': case 'O':
     case 'd': case 'D': case 'e': case 'E': case 'i': case 'I':
-      v = parse_number(tok, 10);
+      v = number_at(tok, loc);
       if (v == kFalse) fail(loc, "bad number syntax: " + tok);
       return true;
     default:

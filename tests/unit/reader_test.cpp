@@ -34,14 +34,14 @@ std::vector<Value> read_all(const std::string& text) {
 // Reads one datum and writes it back.
 std::string rw(const std::string& text) { return write_to_string(read1(text)); }
 
-// The message of the read error raised by reading all of `text`, or "" when none.
-std::string read_error(const std::string& text) {
+// The message of the error of kind `kind` raised by reading all of `text`, or "" when none.
+std::string read_error(const std::string& text, const char* kind = "read") {
   try {
     read_all(text);
   } catch (const SchemeError& e) {
     REQUIRE(is_condition(e.payload));
     Condition* c = e.payload.as<Condition>();
-    CHECK(std::string(symbol_name(c->kind)) == "read");
+    CHECK(std::string(symbol_name(c->kind)) == kind);
     return describe_raised(e.payload);
   }
   return "";
@@ -205,6 +205,10 @@ TEST_CASE("reader: # syntax errors and numbers with prefixes", "[reader]") {
   CHECK(has(read_error("#xzz"), "bad number syntax: #xzz"));
   // Error messages start with the location.
   CHECK(read_error("\n  #q").rfind("t.scm:2:3: ", 0) == 0);
+  // A well-formed number over a limit is a limit error, located at its token like the others.
+  CHECK(read_error("\n  #e1e100000000", "limit").rfind("t.scm:2:3: ", 0) == 0);
+  CHECK(read_error("(1\n 2 1e3 #e-2.5e99999999)", "limit").rfind("t.scm:2:8: ", 0) == 0);
+  CHECK(has(read_error("#e1e100000000", "limit"), "decimal exponent"));
 }
 
 TEST_CASE("reader: numbers and number-like symbols", "[reader]") {
