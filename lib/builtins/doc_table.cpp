@@ -483,7 +483,7 @@ const DocEntry kDocs[] = {
     {"gc", "(gc)",
      "Runs a full garbage collection."},
     {"gc-stats", "(gc-stats)",
-     "Heap statistics as an association list: heap size, free bytes, bytes allocated, collections."},
+     "Heap statistics as an association list: heap-size, free-bytes, bytes-since-gc, total-bytes, gc-count, and interned-symbols (symbols in the process-wide table, counted after dead ones are dropped)."},
     {"gcd", "(gcd n ...)",
      "The greatest common divisor of the integers; 0 when there are none."},
     {"generate-temporaries", "(generate-temporaries list)",

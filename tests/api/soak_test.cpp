@@ -204,6 +204,8 @@ TEST_CASE("soak: symbols nothing refers to any more are collected, across engine
   };
   Engine probe;
   probe.eval("(define kept (string->symbol \"kept-across-collections\"))");
+  const char* count_symbols = "(begin (gc) (gc) (cdr (assq 'interned-symbols (gc-stats))))";
+  const int64_t symbols_before = number(probe, count_symbols);
   const int n = 6 / kScale + 1;
   std::vector<int64_t> live;
   for (int i = 0; i < n; i++) {
@@ -212,6 +214,11 @@ TEST_CASE("soak: symbols nothing refers to any more are collected, across engine
   }
   INFO("live " << live.front() << " -> " << live.back());
   CHECK(live.back() - live.front() < 8 * kMB);
+  // The table itself shrinks back: the last engine's names are gone too (a few may survive in a
+  // conservative root).
+  const int64_t symbols_after = number(probe, count_symbols);
+  INFO("interned symbols " << symbols_before << " -> " << symbols_after);
+  CHECK(symbols_after < symbols_before + per_engine / 10);
   // A symbol that is still referred to keeps its identity through the collections.
   CHECK(probe.eval("(eq? kept (string->symbol (string-append \"kept-across\" \"-collections\")))").as<bool>());
   CHECK(probe.eval("(eq? 'kept-across-collections kept)").as<bool>());
