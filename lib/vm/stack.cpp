@@ -108,35 +108,34 @@ void charge_stack_memory(int64_t& charged, int64_t needed, int64_t ceiling, int6
 }
 }  // namespace
 
-void VmImpl::ensure_stack(int64_t needed_top) {
-  if (needed_top > stack_soft_limit) {
-    if (stack_soft_limit == stack_limit) throw std::bad_alloc();
-    if (needed_top <= stack_limit - kStackHeadroom) {
-      charge_stack_memory(stack_charged, needed_top, stack_limit - kStackHeadroom, sizeof(Value));
-      restore_limits();
-    } else {
-      // Let the error's handlers run in the headroom; the limit comes back when the stack is
-      // unwound by a continuation or a reset.
-      stack_soft_limit = stack_limit;
-      frames_soft_limit = frames_limit;
-      stack_overflow();
-    }
+// A stack (values or frames) needs `needed` units and has reached its soft limit: charge the next
+// step of memory (the soft limit then moves up), or signal a stack overflow when only the headroom
+// is left. Past the headroom already given to the handlers (both soft limits are raised to the
+// hard ones together): out of memory.
+void VmImpl::grow_stack_slow(int64_t needed, int64_t& charged, int64_t limit, int64_t headroom,
+                             int64_t unit_bytes) {
+  if (stack_soft_limit == stack_limit && frames_soft_limit == frames_limit) throw std::bad_alloc();
+  if (needed <= limit - headroom) {
+    charge_stack_memory(charged, needed, limit - headroom, unit_bytes);
+    restore_limits();
+    return;
   }
+  // Let the error's handlers run in the headroom; the limits come back when the stack is
+  // unwound by a continuation or a reset.
+  stack_soft_limit = stack_limit;
+  frames_soft_limit = frames_limit;
+  stack_overflow();
+}
+
+void VmImpl::ensure_stack(int64_t needed_top) {
+  if (needed_top > stack_soft_limit)
+    grow_stack_slow(needed_top, stack_charged, stack_limit, kStackHeadroom, sizeof(Value));
   if (needed_top > high_water) high_water = needed_top;
 }
 
 void VmImpl::push_frame(const Insn* ret_pc, int64_t dst) {
-  if (nframes >= frames_soft_limit) {
-    if (frames_soft_limit == frames_limit) throw std::bad_alloc();
-    if (nframes < frames_limit - kFramesHeadroom) {
-      charge_stack_memory(frames_charged, nframes + 1, frames_limit - kFramesHeadroom, sizeof(Frame));
-      restore_limits();
-    } else {
-      stack_soft_limit = stack_limit;
-      frames_soft_limit = frames_limit;
-      stack_overflow();
-    }
-  }
+  if (nframes >= frames_soft_limit)
+    grow_stack_slow(nframes + 1, frames_charged, frames_limit, kFramesHeadroom, sizeof(Frame));
   frames[nframes++] = Frame{ret_pc, fp, top, dst, cur_proto};
 }
 

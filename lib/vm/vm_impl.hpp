@@ -162,6 +162,7 @@ struct VmImpl {
   const Insn* raise_from_error(Value payload);
   void push_frame(const Insn* ret_pc, int64_t dst);
   void ensure_stack(int64_t needed_top);
+  void grow_stack_slow(int64_t needed, int64_t& charged, int64_t limit, int64_t headroom, int64_t unit_bytes);
   void reset();  // after an uncaught error: drop every frame
   void restore_limits();
   // The slow path of a poll point at `pc` (see poll_countdown). Raises on interrupt or a limit.
