@@ -452,6 +452,15 @@ double log_of(Value x, const char* who) {
     case kRat: {
       mpq_srcptr q = &x.as<Ratnum>()->q;
       if (mpq_sgn(q) < 0) complex_result(who);
+      // Near 1, q's nearest double may be 1.0 itself ((log (+ 1 (expt 2 -60))) would be 0.0):
+      // log1p of the exact q - 1 keeps the digits.
+      mpq_t t;  // (num - den) / den, in lowest terms as num / den is
+      mpq_init(t);
+      mpz_sub(mpq_numref(t), mpq_numref(q), mpq_denref(q));
+      mpz_set(mpq_denref(t), mpq_denref(q));
+      double below_one = mpq_to_double(t);
+      mpq_clear(t);
+      if (std::fabs(below_one) < 0.5) return std::log1p(below_one);
       double d = mpq_to_double(q);
       if (std::isnormal(d)) return std::log(d);
       return log_mpz(mpq_numref(q)) - log_mpz(mpq_denref(q));

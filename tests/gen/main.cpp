@@ -4,6 +4,9 @@
 //             [--print] [--keep-going]
 //   quasi_gen --program-seed P [--print]      one program alone (what a mismatch report names)
 //   quasi_gen --check-minimizer [--count N]   a test of the minimizer (see check_minimizer)
+//   quasi_gen --oracle [--oracle-strict] [--seed S] [--count N] [--start I]
+//             the same programs in Guile 3 against Quasi's interpreter (oracle.hpp); exit status
+//             77 (skipped) when Guile is not installed
 //
 // Exit status 0 when every program agreed every way, 1 on a mismatch (reported with the run
 // seed, the program's index and seed, the program minimized, each disagreeing outcome and the
@@ -18,6 +21,7 @@
 #include "differential.hpp"
 #include "generator.hpp"
 #include "minimize.hpp"
+#include "oracle.hpp"
 
 using namespace quasi_gen;
 
@@ -95,10 +99,70 @@ int check_minimizer(uint64_t seed, uint64_t count) {
   return done > 0 && after < before ? 0 : 1;
 }
 
+// --oracle: programs in batches, each batch one Guile process; a mismatch is reported with the
+// program seed, the call and both canonical outcomes, and the program minimized (each candidate
+// is one more Guile process, so the budget is small).
+int run_oracle(uint64_t seed, uint64_t start, uint64_t count, bool strict, bool do_minimize) {
+  std::string guile = Oracle::find_guile();
+  if (guile.empty()) {
+    std::printf("quasi_gen --oracle: Guile is not installed; skipped\n");
+    return 77;
+  }
+  Oracle oracle(guile, strict);
+  constexpr uint64_t kBatch = 100;
+  uint64_t failed = 0;
+  auto t0 = std::chrono::steady_clock::now();
+  for (uint64_t b = start; b < start + count; b += kBatch) {
+    std::vector<Program> batch;
+    std::vector<uint64_t> seeds;
+    for (uint64_t i = b; i < std::min(start + count, b + kBatch); ++i) {
+      seeds.push_back(program_seed(seed, i));
+      batch.push_back(generate(seeds.back()));
+    }
+    std::string error;
+    std::vector<OracleMismatch> ms = oracle.compare(batch, &error);
+    if (!error.empty()) {
+      std::printf("quasi_gen --oracle: programs %llu..%llu: %s\n", static_cast<unsigned long long>(b),
+                  static_cast<unsigned long long>(b + batch.size() - 1), error.c_str());
+      return 1;
+    }
+    for (const OracleMismatch& m : ms) {
+      ++failed;
+      std::printf("ORACLE MISMATCH (program %llu, seed %llu, tuple %zu)\n  call:   %s\n  quasi:  %s\n  %s:  %s\n",
+                  static_cast<unsigned long long>(b + m.program), static_cast<unsigned long long>(seeds[m.program]),
+                  m.tuple, m.call.c_str(), m.quasi.c_str(), "guile", m.other.c_str());
+      if (do_minimize) {
+        Program one = batch[m.program];
+        one.args = {one.args[m.tuple]};
+        Oracle probe(guile, strict);
+        Program small = minimize(one, [&](const Program& c) {
+          std::string err;
+          return !probe.compare({c}, &err).empty() && err.empty();
+        }, 150);
+        std::string err;
+        std::vector<OracleMismatch> again = probe.compare({small}, &err);
+        std::printf("  minimized: %s\n", small.proc.str().c_str());
+        if (!again.empty())
+          std::printf("    quasi:  %s\n    guile:  %s\n", again[0].quasi.c_str(), again[0].other.c_str());
+      }
+      std::fflush(stdout);
+    }
+  }
+  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::printf("quasi_gen --oracle: seed %llu: %llu programs, %llu calls compared with %s, %llu left out "
+              "(an error on one side only), %llu agreed within rounding, %llu more exact in Quasi, %llu mismatched; %.1f s\n",
+              static_cast<unsigned long long>(seed), static_cast<unsigned long long>(count),
+              static_cast<unsigned long long>(oracle.compared), guile.c_str(),
+              static_cast<unsigned long long>(oracle.left_out), static_cast<unsigned long long>(oracle.rounding),
+              static_cast<unsigned long long>(oracle.more_exact), static_cast<unsigned long long>(failed), secs);
+  return failed ? 1 : 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   uint64_t seed = 1, start = 0, count = 100, program_seed_only = 0;
+  bool oracle = false, oracle_strict = false;
   bool minimizer_only = false, one = false, specialize = true, do_minimize = true, print = false, keep_going = false;
   double seconds = 0;
   for (int i = 1; i < argc; ++i) {
@@ -121,15 +185,19 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--print")) print = true;
     else if (!std::strcmp(argv[i], "--keep-going")) keep_going = true;
     else if (!std::strcmp(argv[i], "--check-minimizer")) minimizer_only = true;
+    else if (!std::strcmp(argv[i], "--oracle")) oracle = true;
+    else if (!std::strcmp(argv[i], "--oracle-strict")) oracle = oracle_strict = true;
     else {
       std::fprintf(stderr,
                    "usage: quasi_gen [--seed S] [--count N] [--start I] [--seconds T] [--no-specialize]\n"
-                   "                 [--no-minimize] [--print] [--keep-going] | --program-seed P\n");
+                   "                 [--no-minimize] [--print] [--keep-going] | --program-seed P\n"
+                   "       quasi_gen --oracle [--oracle-strict] [--seed S] [--count N] [--start I]\n");
       return 2;
     }
   }
 
   if (minimizer_only) return check_minimizer(seed, count);
+  if (oracle) return run_oracle(seed, start, count, oracle_strict, do_minimize);
   Runner runner;
   auto t0 = std::chrono::steady_clock::now();
   uint64_t ran = 0, skipped = 0, failed = 0, values = 0, raises = 0;

@@ -182,4 +182,12 @@
 (test "number literal round trip big" (expt 3 100)
       (string->number (number->string (expt 3 100))))
 
+;; log of an exact rational near 1: its nearest double is 1.0 itself, so the logarithm must come
+;; from the exact q - 1 (found by the generator's second oracle, Guile agreeing with the maths).
+(test "log just above 1" 8.673617379884035e-19 (log (+ 1 (expt 2 -60))))
+(test "log just below 1" -8.470329472543003e-22 (log (- 1 (expt 2 -70))))
+(test "log of a rational near 1 is not zero" #t (> (log 1152921504606846977/1152921504606846976) 0))
+(test-approx "log of 1/3" -1.0986122886681098 (log 1/3))
+(test-approx "log of 3/2 in base 2" 0.5849625007211562 (log 3/2 2))
+
 (test-end)
