@@ -145,16 +145,19 @@ int run_oracle(uint64_t seed, uint64_t start, uint64_t count, bool strict, bool 
         if (!again.empty())
           std::printf("    quasi:  %s\n    guile:  %s\n", again[0].quasi.c_str(), again[0].other.c_str());
       }
+      std::printf("  rerun (minimized): quasi_gen --oracle --seed %llu --start %llu --count 1\n",
+                  static_cast<unsigned long long>(seed), static_cast<unsigned long long>(b + m.program));
       std::fflush(stdout);
     }
   }
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::printf("quasi_gen --oracle: seed %llu: %llu programs, %llu calls compared with %s, %llu left out "
-              "(an error on one side only), %llu agreed within rounding, %llu more exact in Quasi, %llu mismatched; %.1f s\n",
+              "(an error on one side only), %llu agreed within rounding, %llu more exact in Quasi, %llu in another order, %llu mismatched; %.1f s\n",
               static_cast<unsigned long long>(seed), static_cast<unsigned long long>(count),
               static_cast<unsigned long long>(oracle.compared), guile.c_str(),
               static_cast<unsigned long long>(oracle.left_out), static_cast<unsigned long long>(oracle.rounding),
-              static_cast<unsigned long long>(oracle.more_exact), static_cast<unsigned long long>(failed), secs);
+              static_cast<unsigned long long>(oracle.more_exact), static_cast<unsigned long long>(oracle.order),
+              static_cast<unsigned long long>(failed), secs);
   return failed ? 1 : 0;
 }
 

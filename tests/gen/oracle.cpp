@@ -203,12 +203,48 @@ bool close_enough(long double x, long double y) {
   return std::fabs(x - y) <= scale * 1e-13L || (std::isinf(x) && x == y);
 }
 
-enum class Agreement { kSame, kRounding, kMoreExact, kDifferent };
+enum class Agreement { kSame, kRounding, kMoreExact, kOrder, kDifferent };
+
+// The outcome (r trace) with the trace's elements sorted: R7RS leaves the order in which a
+// call's operands are evaluated open (Quasi goes left to right, Guile often right to left), so
+// two effects in one call's operands may reach the trace in either order.
+std::string with_sorted_trace(const std::string& outcome) {
+  std::vector<std::string> t = tokens_of(outcome);
+  // t = ( <r ...> ( e1 ... en ) ): find where the trace list starts, after r.
+  if (t.size() < 4 || t[0] != "(") return outcome;
+  size_t i = 1;
+  int depth = 0;
+  do {
+    if (t[i] == "(" || t[i] == "#(") ++depth;
+    else if (t[i] == ")") --depth;
+    ++i;
+  } while (i < t.size() && depth > 0);
+  if (i >= t.size() || t[i] != "(") return outcome;
+  std::vector<std::string> elements;
+  std::string cur;
+  depth = 0;
+  for (size_t j = i + 1; j < t.size(); ++j) {
+    if (depth == 0 && t[j] == ")") break;
+    if (t[j] == "(" || t[j] == "#(") ++depth;
+    else if (t[j] == ")") --depth;
+    cur += t[j] + " ";
+    if (depth == 0) {
+      elements.push_back(cur);
+      cur.clear();
+    }
+  }
+  std::sort(elements.begin(), elements.end());
+  std::string s;
+  for (size_t j = 0; j < i; ++j) s += t[j] + " ";
+  s += "[";
+  for (const std::string& e : elements) s += e;
+  return s + "]";
+}
 
 // Quasi's outcome against the other's: the same datum, or the same but for flonums a few ulps
 // apart (libm's transcendental functions differ), or Quasi exact where the other is inexact with
 // the same value (R7RS allows (log 1) => 0, (atan 0 1) => 0).
-Agreement agree(const std::string& quasi, const std::string& other) {
+Agreement agree_in_order(const std::string& quasi, const std::string& other) {
   if (quasi == other) return Agreement::kSame;
   std::vector<std::string> q = tokens_of(quasi), o = tokens_of(other);
   if (q.size() != o.size()) return Agreement::kDifferent;
@@ -227,6 +263,14 @@ Agreement agree(const std::string& quasi, const std::string& other) {
     }
   }
   return a;
+}
+
+Agreement agree(const std::string& quasi, const std::string& other) {
+  Agreement a = agree_in_order(quasi, other);
+  if (a != Agreement::kDifferent) return a;
+  return agree_in_order(with_sorted_trace(quasi), with_sorted_trace(other)) == Agreement::kDifferent
+             ? Agreement::kDifferent
+             : Agreement::kOrder;
 }
 
 }  // namespace
@@ -302,6 +346,7 @@ std::vector<OracleMismatch> Oracle::compare(const std::vector<Program>& programs
       case Agreement::kSame: break;
       case Agreement::kRounding: ++rounding; break;
       case Agreement::kMoreExact: ++more_exact; break;
+      case Agreement::kOrder: ++order; break;
       case Agreement::kDifferent: result.push_back({i, t, call_text(programs[i], t), q, g}); break;
     }
   }

@@ -14,6 +14,8 @@
 // an implementation raise or not; `--oracle-strict` keeps them to see what differs). Two outcomes
 // also agree when they differ only in flonums within a relative 1e-13 (libm's log, atan ...), or
 // where Quasi's number is exact and the other's is inexact with the same value ((log 1) => 0).
+// Traces that differ only in the order of their elements agree too: R7RS leaves the order of a
+// call's operands open (Quasi evaluates left to right, Guile often right to left).
 // Every guard of the program gets an else clause that re-raises from the guard's own dynamic
 // environment: Guile's native re-raise does not return to the raise's (dynamic-wind thunks do not
 // run again) where R7RS says it does and Quasi does.
@@ -50,7 +52,8 @@ class Oracle {
   // Calls compared in total, and left out because only one side raised an error; of those
   // compared, the ones that agreed but for flonums a few ulps apart (the two libms), or where
   // Quasi's result was exact and the other's the same value inexact (both allowed by R7RS).
-  uint64_t compared = 0, left_out = 0, rounding = 0, more_exact = 0;
+  // And the ones whose traces differ only in order (operands are evaluated in an unspecified order).
+  uint64_t compared = 0, left_out = 0, rounding = 0, more_exact = 0, order = 0;
 
  private:
   std::string command_;
