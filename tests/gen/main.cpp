@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <string>
 
 #include "differential.hpp"
@@ -110,7 +111,7 @@ int run_oracle(uint64_t seed, uint64_t start, uint64_t count, bool strict, bool 
   }
   Oracle oracle(guile, strict);
   constexpr uint64_t kBatch = 100;
-  uint64_t failed = 0;
+  uint64_t failed = 0, not_run = 0;
   auto t0 = std::chrono::steady_clock::now();
   for (uint64_t b = start; b < start + count; b += kBatch) {
     std::vector<Program> batch;
@@ -119,13 +120,29 @@ int run_oracle(uint64_t seed, uint64_t start, uint64_t count, bool strict, bool 
       seeds.push_back(program_seed(seed, i));
       batch.push_back(generate(seeds.back()));
     }
-    std::string error;
-    std::vector<OracleMismatch> ms = oracle.compare(batch, &error);
-    if (!error.empty()) {
-      std::printf("quasi_gen --oracle: programs %llu..%llu: %s\n", static_cast<unsigned long long>(b),
-                  static_cast<unsigned long long>(b + batch.size() - 1), error.c_str());
-      return 1;
-    }
+    std::vector<OracleMismatch> ms;
+    // A batch Guile cannot finish is split until the program it cannot run is alone; that one is
+    // reported and left out (what Quasi did with it the other ways check).
+    std::function<void(size_t, size_t)> run_part = [&](size_t from, size_t to) {
+      std::vector<Program> part(batch.begin() + from, batch.begin() + to);
+      std::string error;
+      std::vector<OracleMismatch> found = oracle.compare(part, &error);
+      if (error.empty()) {
+        for (OracleMismatch& m : found) {
+          m.program += from;
+          ms.push_back(m);
+        }
+      } else if (to - from > 1) {
+        run_part(from, from + (to - from) / 2);
+        run_part(from + (to - from) / 2, to);
+      } else {
+        ++not_run;
+        std::printf("quasi_gen --oracle: program %llu (seed %llu) left out: %s\n",
+                    static_cast<unsigned long long>(b + from), static_cast<unsigned long long>(seeds[from]),
+                    error.c_str());
+      }
+    };
+    run_part(0, batch.size());
     for (const OracleMismatch& m : ms) {
       ++failed;
       std::printf("ORACLE MISMATCH (program %llu, seed %llu, tuple %zu)\n  call:   %s\n  quasi:  %s\n  %s:  %s\n",
@@ -152,12 +169,13 @@ int run_oracle(uint64_t seed, uint64_t start, uint64_t count, bool strict, bool 
   }
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::printf("quasi_gen --oracle: seed %llu: %llu programs, %llu calls compared with %s, %llu left out "
-              "(an error on one side only), %llu agreed within rounding, %llu more exact in Quasi, %llu in another order, %llu mismatched; %.1f s\n",
+              "(an error on one side only), %llu agreed within rounding, %llu more exact in Quasi, %llu in another order, %llu mismatched; %llu programs %s could not run; %.1f s\n",
               static_cast<unsigned long long>(seed), static_cast<unsigned long long>(count),
               static_cast<unsigned long long>(oracle.compared), guile.c_str(),
               static_cast<unsigned long long>(oracle.left_out), static_cast<unsigned long long>(oracle.rounding),
               static_cast<unsigned long long>(oracle.more_exact), static_cast<unsigned long long>(oracle.order),
-              static_cast<unsigned long long>(failed), secs);
+              static_cast<unsigned long long>(failed), static_cast<unsigned long long>(not_run), guile.c_str(),
+              secs);
   return failed ? 1 : 0;
 }
 
