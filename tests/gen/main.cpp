@@ -169,13 +169,13 @@ int run_oracle(uint64_t seed, uint64_t start, uint64_t count, bool strict, bool 
   }
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::printf("quasi_gen --oracle: seed %llu: %llu programs, %llu calls compared with %s, %llu left out "
-              "(an error on one side only), %llu agreed within rounding, %llu more exact in Quasi, %llu in another order, %llu mismatched; %llu programs %s could not run; %.1f s\n",
+              "(an error on one side only), %llu agreed within rounding, %llu more exact in Quasi, %llu in another order, %llu mismatched; %llu calls of programs Quasi stopped at a limit not given to it, %llu programs it could not run; %.1f s\n",
               static_cast<unsigned long long>(seed), static_cast<unsigned long long>(count),
               static_cast<unsigned long long>(oracle.compared), guile.c_str(),
               static_cast<unsigned long long>(oracle.left_out), static_cast<unsigned long long>(oracle.rounding),
               static_cast<unsigned long long>(oracle.more_exact), static_cast<unsigned long long>(oracle.order),
-              static_cast<unsigned long long>(failed), static_cast<unsigned long long>(not_run), guile.c_str(),
-              secs);
+              static_cast<unsigned long long>(failed), static_cast<unsigned long long>(oracle.not_terminating),
+              static_cast<unsigned long long>(not_run), secs);
   return failed ? 1 : 0;
 }
 

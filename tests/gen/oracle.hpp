@@ -53,7 +53,9 @@ class Oracle {
   // compared, the ones that agreed but for flonums a few ulps apart (the two libms), or where
   // Quasi's result was exact and the other's the same value inexact (both allowed by R7RS).
   // And the ones whose traces differ only in order (operands are evaluated in an unspecified order).
-  uint64_t compared = 0, left_out = 0, rounding = 0, more_exact = 0, order = 0;
+  // Calls not given to the other Scheme because Quasi stopped one of the program's calls at its
+  // time limit (a program that does not terminate).
+  uint64_t compared = 0, left_out = 0, rounding = 0, more_exact = 0, order = 0, not_terminating = 0;
 
  private:
   std::string command_;
