@@ -279,6 +279,12 @@
     (let* ((r (apply (%ad-j f) xs)) (y (car r)))
       (values y (%ad-push y (cdr r) ts)))))
 
+;; df/dx from the pullback pb of a number-valued f at the real x (value y): the pullback at 1,
+;; times the tangent 1 or 1.0 as x is exact, the zero shaped like y (what %ad-push computes).
+(define (%ad-derivative-number x y pb)
+  (let ((g (%ad-car (cdr (pb (if (exact? y) 1 1.0))))))
+    (if (eq? g '%ad-zero) (if (exact? y) 0 0.0) (* g (if (exact? x) 1 1.0)))))
+
 ;; ((derivative f) x): df/dx at the real x; shaped like f's value. A function-valued f has a
 ;; function-valued derivative: ((derivative f) x) is (lambda args ((derivative (lambda (x)
 ;; (apply (f x) args))) x)), so derivatives of higher-order results stay correct.
@@ -287,9 +293,13 @@
   (lambda (x)
     (if (not (real? x)) (error "derivative: expected a real number, got" x))
     (let* ((r ((%ad-j f) x)) (y (car r)))
-      (if (procedure? y)
-          (lambda args ((derivative (lambda (x) (apply (f x) args))) x))
-          (%ad-push y (cdr r) (list (if (exact? x) 1 1.0)))))))
+      (cond ((procedure? y) (lambda args ((derivative (lambda (x) (apply (f x) args))) x)))
+            ;; a number-valued function of a real: one backward run, the pullback at 1 (what
+            ;; %ad-push computes, with the same exactness: df/dx times the tangent 1 or 1.0, the
+            ;; zero shaped like y), instead of the backward code differentiated again. (number?,
+            ;; not real?: the partial evaluator knows arithmetic returns numbers.)
+            ((number? y) (%ad-derivative-number x y (cdr r)))
+            (else (%ad-push y (cdr r) (list (if (exact? x) 1 1.0))))))))
 
 ;; ((jacobian f) x): x a vector of reals, f returning a vector: the vector of row vectors
 ;; d f_i / d x_j, one backward run per row.
