@@ -590,6 +590,10 @@ Value cpx_arith(Op op, Value a, Value b) {
     case Op::Add: return make_rect(num_add(ar, br), num_add(ai, bi));
     case Op::Sub: return make_rect(num_sub(ar, br), num_sub(ai, bi));
     case Op::Mul:
+      // A real times a complex scales each part (as Chez does): the full product's zero terms
+      // would turn an infinite part's partner into NaN and lose a -0.0, so (* 1.0 z) is z.
+      if (kind_of(a) != kCpx) return make_rect(num_mul(a, br), num_mul(a, bi));
+      if (kind_of(b) != kCpx) return make_rect(num_mul(ar, b), num_mul(ai, b));
       return make_rect(num_sub(num_mul(ar, br), num_mul(ai, bi)),
                        num_add(num_mul(ar, bi), num_mul(ai, br)));
   }

@@ -12,6 +12,11 @@
 // never, or many times) nor in a branch of an `if` (it might not run): the walk stops at the
 // first `if` test, call, assignment or lambda that mentions the variable.
 //
+// One exception to "inert commutes with anything": an init that may return more than once (it
+// calls something that may capture a continuation, later re-entered) must not move past a fresh
+// allocation (an allocating primitive's call, a lambda). In the original every return makes a new
+// object; moved, the object is made once and every re-entry shares it (eq?, mutations).
+//
 // Two rewrites that read better and allocate the same fresh pairs ride along:
 // (cons a '()) -> (list a), (cons a (list b ...)) -> (list a b ...); and the value of a
 // `begin` that ends with an assignment followed by the unspecified value is the assignment.
@@ -34,11 +39,31 @@ namespace {
 
 enum class Scan { kContinue, kFound, kBlocked };
 
+// Whether evaluating `n` may return more than once: it calls something other than a quiet
+// primitive (a procedure, call/cc, apply, ...), which may capture a continuation that is
+// re-entered later. Conservative: an unknown shape counts.
+bool may_return_twice(Node* n, Environment* core) {
+  bool twice = false;
+  bool complete = for_each_node(n, [&](Node* x) {
+    if (twice) return;
+    if (x->kind == NodeKind::Call) {
+      const gc_vector<Node*>* args = nullptr;
+      Primitive* p = called_primitive(x, core, &args);
+      twice = !p || !quiet_primitive(p);
+    } else if (x->kind == NodeKind::PrimCall) {
+      twice = !quiet_primitive(static_cast<PrimCallNode*>(x)->prim.as<Primitive>());
+    }
+  });
+  return twice || !complete;
+}
+
 // Finds the single reference of `v` if it is reached in evaluation order before anything that is
 // not inert; `at` is then the node to replace.
 class FirstUse : public ExprFunctor<Scan(Node*)> {
  public:
-  FirstUse(Var* v, Environment* core) : v_(v), core_(core) {}
+  // `init_returns_twice`: the moved init may return more than once (see the header).
+  FirstUse(Var* v, Environment* core, bool init_returns_twice)
+      : v_(v), core_(core), init_returns_twice_(init_returns_twice) {}
   LocalRefNode* at = nullptr;
   bool operator_position = false;  // the reference found is a call's operator
 
@@ -62,7 +87,9 @@ class FirstUse : public ExprFunctor<Scan(Node*)> {
     bool constant = core_ && cell_owned_by(c, core_) && c->value != kUnbound && is_procedure(c->value);
     return constant ? Scan::kContinue : Scan::kBlocked;
   }
-  Scan visit_lambda(LambdaNode* n) override { return mentions(n) ? Scan::kBlocked : Scan::kContinue; }
+  Scan visit_lambda(LambdaNode* n) override {
+    return mentions(n) || init_returns_twice_ ? Scan::kBlocked : Scan::kContinue;
+  }
   Scan visit_call(CallNode* c) override {
     Scan r = visit(c->fn);
     if (r == Scan::kFound && at == c->fn) operator_position = true;
@@ -70,14 +97,14 @@ class FirstUse : public ExprFunctor<Scan(Node*)> {
     if (r != Scan::kContinue) return r;
     const gc_vector<Node*>* args = nullptr;
     Primitive* p = called_primitive(c, core_, &args);
-    return p && quiet_primitive(p) && arity_ok(p, c->args.size()) ? Scan::kContinue : Scan::kBlocked;
+    return p && passable(p, c->args.size()) ? Scan::kContinue : Scan::kBlocked;
   }
   Scan visit_prim_call(PrimCallNode* c) override {
     Scan r = Scan::kContinue;
     for (size_t i = 0; r == Scan::kContinue && i < c->args.size(); i++) r = visit(c->args[i]);
     if (r != Scan::kContinue) return r;
     const Primitive* p = c->prim.as<Primitive>();
-    return quiet_primitive(p) && arity_ok(p, c->args.size()) ? Scan::kContinue : Scan::kBlocked;
+    return passable(p, c->args.size()) ? Scan::kContinue : Scan::kBlocked;
   }
   Scan visit_if(IfNode* n) override { return stop_after(visit(n->test)); }
   Scan visit_let(LetNode* l) override {
@@ -103,10 +130,14 @@ class FirstUse : public ExprFunctor<Scan(Node*)> {
   static constexpr int kMaxSteps = 4096;
   Var* v_;
   Environment* core_;
+  bool init_returns_twice_;
   int steps_ = 0;
   int depth_ = 0;
 
   static Scan stop_after(Scan r) { return r == Scan::kContinue ? Scan::kBlocked : r; }
+  bool passable(const Primitive* p, size_t nargs) const {
+    return quiet_primitive(p) && arity_ok(p, nargs) && !(init_returns_twice_ && (p->flags & kAllocates));
+  }
   bool mentions(Node* n) {
     bool found = false;
     bool complete = for_each_node(n, [&](Node* x) {
@@ -143,7 +174,7 @@ class Forward : public ExprMutator {
       Var* v = n->vars[k];
       if (v->assigned || uses_[v] != 1) continue;
       // What follows the binding in evaluation order: the later inits, then the body.
-      FirstUse fu(v, core_);
+      FirstUse fu(v, core_, may_return_twice(n->inits[k], core_));
       Scan r = Scan::kContinue;
       for (size_t j = k + 1; r == Scan::kContinue && j < n->inits.size(); j++) r = fu.visit(n->inits[j]);
       if (r == Scan::kContinue) r = fu.visit(n->body);

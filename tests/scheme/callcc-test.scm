@@ -271,4 +271,28 @@
         (let* ((a (next)) (b (begin (note a) (next))) (c (begin (note b) (next))))
           (reverse trace))))
 
+;; A continuation captured in a let's init and re-entered: each return makes a fresh vector. The
+;; forward pass used to move the init past the allocation (inert code commutes with an expression
+;; that returns once, not with one that returns again), so every re-entry shared one vector.
+(define (reentry-alloc k) (let ((t (k 0))) (let ((v (vector 0))) (vector-set! v 0 t) v)))
+(define reentry-saved #f)
+(define reentry-results '())
+(let ((v (reentry-alloc (lambda (x) (call/cc (lambda (c) (set! reentry-saved c) x))))))
+  (set! reentry-results (cons v reentry-results))
+  (if (< (length reentry-results) 3) (reentry-saved (length reentry-results))))
+(test "re-entering a let init gives a fresh object each time" '((#(2) #(1) #(0)) #f)
+      (list reentry-results (eq? (car reentry-results) (cadr reentry-results))))
+;; The same through specialize: the residual's counter cell must be made after the capture point.
+(define (reentry-app2 f n) (if (> n 0) (begin (f) (reentry-app2 f (- n 1))) 0))
+(define (reentry-cnt start) (let ((n start)) (lambda () (set! n (+ n 1)) n)))
+(define (reentry-g s d k)
+  (let ((z d)) (set! z (k 0)) (let ((c1 (reentry-cnt s))) (reentry-app2 c1 d) (list (c1) (lambda () z)))))
+(define (reentry-run proc)
+  (let ((kk #f) (out '()))
+    (let ((r (proc 0 (lambda (x) (call/cc (lambda (c) (set! kk c) x))))))
+      (set! out (cons (car r) out))
+      (if (< (length out) 3) (kk 0) (reverse out)))))
+(test "re-entry into a specialized procedure's allocation" '((3 3 3) (3 3 3))
+      (list (reentry-run (lambda (d k) (reentry-g 2 d k))) (reentry-run (specialize reentry-g 2))))
+
 (test-end)

@@ -136,4 +136,11 @@
 (test "constant folding of complex expressions" '(-1 5 #f) (list (* +i +i) (magnitude 3+4i) (real? (sqrt -1))))
 (test "comparisons in compiled code" '(#t #f) (repeat 300 (lambda () (list (= +i (sqrt -1)) (= +i -i)))))
 
+;; A real times a complex scales each part: (* 1.0 z) is z to the bit (an infinite part does not
+;; make its partner NaN, a -0.0 part stays), which the optimizer's (* 1.0 x) => x relies on.
+(define (times-one w) (let ((x (- w 0.0))) (* 1.0 x)))
+(test "(* 1.0 z) keeps a -0.0 part" "1.0-0.0i" (number->string (times-one (make-rectangular 1.0 -0.0))))
+(test "(* 1.0 z) with an infinite part" "+inf.0+1.0i" (number->string (times-one (make-rectangular +inf.0 1.0))))
+(test "real times complex, both orders" '(2+4i 1.5+3.0i 3+6i -5+10i) (list (* 2 1+2i) (* 1.5 1+2i) (* 1+2i 3) (* 1+2i 3+4i)))
+
 (test-end)
