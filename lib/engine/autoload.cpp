@@ -39,7 +39,7 @@ void load(Vm& vm, LazyPrelude::File& f) {
   // The work is the engine's, so the evaluation's steps, allocations and time do not count it.
   uint64_t steps = vm.steps, step_limit = vm.step_limit, alloc_limit = vm.alloc_limit;
   int64_t deadline = vm.deadline_ns;
-  uint64_t allocated = tl_allocated_bytes;
+  uint64_t allocated = tl_allocated_bytes, alloc_base = vm.alloc_base;
   int64_t start = now_ns();
   Environment* interaction = vm.interaction_env;
   unsigned warning_kinds = vm.warning_kinds;
@@ -52,7 +52,10 @@ void load(Vm& vm, LazyPrelude::File& f) {
     vm.steps = steps;
     vm.step_limit = step_limit;
     vm.alloc_limit = alloc_limit;
-    vm.alloc_base += tl_allocated_bytes - allocated;
+    // Set, not added to: a load nested in this one (a file that uses another deferred file) has
+    // already moved alloc_base by its own part of this delta, which would then count twice and
+    // push the base past what the thread has allocated.
+    vm.alloc_base = alloc_base + (tl_allocated_bytes - allocated);
     vm.deadline_ns = deadline ? deadline + (now_ns() - start) : 0;
     vm.warning_kinds = warning_kinds;
     vm.interaction_env = interaction;

@@ -39,9 +39,11 @@ namespace {
 
 enum class Scan { kContinue, kFound, kBlocked };
 
-// Whether evaluating `n` may return more than once: it calls something other than a quiet
-// primitive (a procedure, call/cc, apply, ...), which may capture a continuation that is
-// re-entered later. Conservative: an unknown shape counts.
+// Whether evaluating `n` may return more than once: it calls a procedure or a control primitive
+// (call/cc, apply, eval, ...), which may capture a continuation that is re-entered later. Other
+// primitives cannot: one that calls back into Scheme (a hash table's hash function) does so in a
+// nested run, whose continuations do not return into the primitive once it has returned.
+// Conservative: an unknown shape counts.
 bool may_return_twice(Node* n, Environment* core) {
   bool twice = false;
   bool complete = for_each_node(n, [&](Node* x) {
@@ -49,9 +51,9 @@ bool may_return_twice(Node* n, Environment* core) {
     if (x->kind == NodeKind::Call) {
       const gc_vector<Node*>* args = nullptr;
       Primitive* p = called_primitive(x, core, &args);
-      twice = !p || !quiet_primitive(p);
+      twice = !p || (p->flags & kVmSpecial);
     } else if (x->kind == NodeKind::PrimCall) {
-      twice = !quiet_primitive(static_cast<PrimCallNode*>(x)->prim.as<Primitive>());
+      twice = static_cast<PrimCallNode*>(x)->prim.as<Primitive>()->flags & kVmSpecial;
     }
   });
   return twice || !complete;

@@ -68,6 +68,22 @@ TEST_CASE("autoload: loading is not charged to the evaluation that first uses a 
   CHECK_THROWS_AS(engine.eval("(let loop () (loop))"), quasi::Error);
 }
 
+TEST_CASE("autoload: a load inside a load is not taken off the evaluation's allocations twice", "[api][autoload][limits]") {
+  // Loading the hash tables loads the comparators they use: the inner load's allocations are part
+  // of the outer's. Counted off twice, the evaluation's base passed what the thread had allocated,
+  // the unsigned difference wrapped, and the next check said "allocation limit exceeded" for an
+  // evaluation far below it. An object of 64 KiB or more is checked at once.
+  Engine::Options o;
+  o.memory_limit = 1 << 20;
+  Engine engine(o);
+  engine.eval("(define (make-big n) (make-vector n 0))");  // a call the optimizer cannot fold
+  CHECK(engine.eval("(begin (make-hash-table) (vector-length (make-big 10000)))").as<int>() == 10000);
+  // The limit still holds in the same kind of evaluation.
+  Engine fresh(o);
+  fresh.eval("(define (make-big n) (make-vector n 0))");
+  CHECK_THROWS_AS(fresh.eval("(begin (make-hash-table) (make-big 1000000))"), quasi::Error);
+}
+
 TEST_CASE("autoload: no warnings about the prelude's own text", "[api][autoload]") {
   Engine::Options o;
   std::vector<std::string> warnings;

@@ -416,8 +416,16 @@ TEST_CASE("inline-small: a chain of letrec procedures each called once becomes s
 TEST_CASE("forward: single-use bindings move to their use past inert code only", "[passes]") {
   CHECK(ir("(lambda (f x) (let ((t (f x))) (+ t 1)))", "forward") == "(lambda (f x) (+ (f x) 1))");
   // Past a quiet primitive call on variables: fine; past a call that may raise: not.
+  CHECK(ir("(lambda (f x) (let ((t (car x))) (let ((u (+ 1 2))) (list t u))))", "forward") ==
+        "(lambda (f x) (list (car x) 3))");
+  // Past an allocation only when the init returns once: (f x) may capture a continuation that is
+  // re-entered, and each return must make a fresh pair (callcc-test re-enters such a let).
   CHECK(ir("(lambda (f x) (let ((t (f x))) (let ((u (cons x x))) (list t u))))", "forward") ==
-        "(lambda (f x) (list (f x) (cons x x)))");
+        "(lambda (f x) (let ((t (f x))) (list t (cons x x))))");
+  CHECK(ir("(lambda (f x) (let ((t (f x))) (let ((u (lambda () x))) (list t u))))", "forward") ==
+        "(lambda (f x) (let ((t (f x))) (list t (lambda () x))))");
+  CHECK(ir("(lambda (f x) (let ((t (vector-ref x 0))) (let ((u (cons x x))) (list t u))))", "forward") ==
+        "(lambda (f x) (list (vector-ref x 0) (cons x x)))");
   CHECK(ir("(lambda (f x) (let ((t (f x))) (let ((u (car x))) (list u t))))", "forward") ==
         "(lambda (f x) (let ((t (f x))) (list (car x) t)))");
   // Not into a branch, not into a lambda, not past an assignment or an assigned variable.
