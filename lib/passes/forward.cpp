@@ -262,25 +262,33 @@ class Forward : public ExprMutator {
   Value list_cell_ = kFalse;
 
   static constexpr size_t kMaxListForm = 16;
-  // (cons a '()) -> (list a); (cons a (list b ...)) -> (list a b ...): the same fresh pairs.
+  // (cons a (cons b '())) -> (list a b); (cons a (list b ...)) -> (list a b ...): the same fresh
+  // pairs. A one-element (cons a '()) stays: cons is an inline op (a few machine instructions),
+  // a call of list is a call (gcbig's leaves, (cons '() '()), ran through p_list).
   Node* list_form(Node* n) {
     const gc_vector<Node*>* args = nullptr;
     Primitive* p = called_primitive(n, core_, &args);
     if (!p || p->facts.structure != Structure::kCons || args->size() != 2) return n;
     Primitive* list = list_prim();
     if (!list) return n;
-    Node* d = (*args)[1];
     gc_vector<Node*> elems{(*args)[0]};
-    if (d->kind == NodeKind::Const && static_cast<ConstNode*>(d)->value == kNil) {
-      // nothing more
-    } else {
+    Node* d = (*args)[1];
+    // The tail: a chain of conses ending in '() (left as conses by the rule above), or a list call.
+    for (;;) {
+      if (d->kind == NodeKind::Const && static_cast<ConstNode*>(d)->value == kNil) break;
       const gc_vector<Node*>* rest = nullptr;
       Primitive* q = called_primitive(d, core_, &rest);
-      if (q != list) return n;
-      // Only short lists: a call with very many operands costs the JIT more than the pairs.
-      if (rest->size() >= kMaxListForm) return n;
-      for (Node* a : *rest) elems.push_back(a);
+      if (q == list) {
+        // Only short lists: a call with very many operands costs the JIT more than the pairs.
+        if (elems.size() + rest->size() > kMaxListForm) return n;
+        for (Node* a : *rest) elems.push_back(a);
+        break;
+      }
+      if (q != p || rest->size() != 2 || elems.size() >= kMaxListForm) return n;
+      elems.push_back((*rest)[0]);
+      d = (*rest)[1];
     }
+    if (elems.size() < 2) return n;
     // Written as a reference to the core cell of `list`, as the expander writes a call.
     CallNode* out = gc_new<CallNode>(gc_new<GlobalRefNode>(list_cell_, n->loc), n->loc);
     out->args = std::move(elems);
