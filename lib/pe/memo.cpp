@@ -5,6 +5,7 @@
 #include "pe/specializer.hpp"
 #include "pe/whistle.hpp"
 
+#include <algorithm>
 #include <functional>
 
 #include "core/equality.hpp"
@@ -867,13 +868,21 @@ PVal* Specializer::specialize_call(const Callee& c, size_t clause, gc_vector<PVa
       int nested = 0;
       Entry* oldest = nullptr;
       Entry* embedded = nullptr;
+      int call_rigid = 0;  // this call's rigid atoms: 0 not listed, 1 listed, 2 too large
+      gc_vector<uint64_t> rigid;
+      auto cannot_embed = [&](Entry* p) {
+        if (p->rigid_state == 0) p->rigid_state = rigid_atoms(p->key, p->rigid) ? 1 : 2;
+        if (call_rigid == 0) call_rigid = rigid_atoms(kb.items, rigid) ? 1 : 2;
+        return p->rigid_state == 1 && call_rigid == 1 &&
+               !std::includes(rigid.begin(), rigid.end(), p->rigid.begin(), p->rigid.end());
+      };
       for (Entry* p : pending_)
         if (p->lam == c.lam && p->clause == clause) {
           if (!oldest) oldest = p;
           nested++;
           if (embedded || options_.whistle == WhistleMode::kOff) continue;
           if (options_.whistle == WhistleMode::kStrict ||
-              key_embedded(p->key, p->slot_start, kb.items, kb.slot_start, arity))
+              (!cannot_embed(p) && key_embedded(p->key, p->slot_start, kb.items, kb.slot_start, arity)))
             embedded = p;
         }
       // The oldest pending variant is restarted (not the embedded one): generalizing where the

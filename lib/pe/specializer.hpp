@@ -96,6 +96,10 @@ struct Entry {
   // (the call stays, for what it does).
   bool static_result = false;
   Value result_value = kFalse;
+  // The key's rigid atoms (whistle.hpp), listed at the first whistle test: 0 not yet, 1 listed,
+  // 2 too large to list.
+  uint8_t rigid_state = 0;
+  gc_vector<uint64_t> rigid;
 };
 
 // A generalization restart: rebuild `target` with the slots in `slots` made dynamic.

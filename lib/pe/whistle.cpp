@@ -5,6 +5,7 @@
 // the two sizes (and never more than kEmbedWork pairs).
 #include "pe/whistle.hpp"
 
+#include <algorithm>
 #include <unordered_map>
 #include <vector>
 
@@ -37,6 +38,10 @@ class Embedder {
     for (auto it = range.first; it != range.second; ++it)
       if (it->second.s.item == s.item && it->second.s.x == s.x && it->second.t.item == t.item && it->second.t.x == t.x)
         return it->second.r;
+    // Embedding is reflexive: the same frozen datum on both sides (an interpreter's program
+    // text, a pattern) embeds without walking it, which would cost the product of its sizes.
+    uint64_t sv, tv;
+    if (datum(s, true, &sv) && datum(t, false, &tv) && sv == tv) return true;
     bool r = coupled(s, t);
     if (!r) {
       std::vector<Term> kids;
@@ -78,6 +83,18 @@ class Embedder {
       case KeyItem::kClosure: return arity_(it.lam);
       default: return 0;
     }
+  }
+
+  // The Scheme value a term stands for when it is frozen data (not a hole or a back reference).
+  bool datum(Term t, bool left, uint64_t* bits) {
+    if (!t.item) {
+      *bits = t.x;
+      return true;
+    }
+    const KeyItem& it = key(left)[t.x];
+    if (it.tag != KeyItem::kFrozen) return false;
+    *bits = it.value.bits;
+    return true;
   }
 
   // Key items on side a (left) or b (right).
@@ -196,6 +213,55 @@ class Embedder {
 };
 
 }  // namespace
+
+namespace {
+
+// Atoms `atom_embeds` relates only to themselves.
+bool rigid(Value v) {
+  if (is_exact_integer(v)) return v.is_fixnum() && v.fixnum() > -kEmbedIntegerFloor && v.fixnum() < kEmbedIntegerFloor;
+  if (is_number(v)) return false;
+  if (has_type(v, Type::String)) return v.as<String>()->length() < kEmbedIntegerFloor;
+  return true;
+}
+
+// Leaves of frozen data listed per key; past it the filter is not used.
+constexpr size_t kRigidWalk = 4096;
+
+bool datum_atoms(Value v, gc_vector<uint64_t>& out, size_t& budget) {
+  for (;;) {
+    if (budget == 0) return false;
+    budget--;
+    if (is_pair(v)) {
+      if (!datum_atoms(car(v), out, budget)) return false;
+      v = cdr(v);
+      continue;
+    }
+    if (has_type(v, Type::Vector)) {
+      Vector* vec = v.as<Vector>();
+      for (int64_t i = 0; i < vec->length(); i++)
+        if (!datum_atoms(vec->items()[i], out, budget)) return false;
+      return true;
+    }
+    if (rigid(v)) out.push_back(v.bits);
+    return true;
+  }
+}
+
+}  // namespace
+
+bool rigid_atoms(const gc_vector<KeyItem>& key, gc_vector<uint64_t>& out) {
+  out.clear();
+  size_t budget = kRigidWalk;
+  for (const KeyItem& it : key) {
+    if (it.tag == KeyItem::kFrozen) {
+      if (!datum_atoms(it.value, out, budget)) return false;
+    } else if (it.tag == KeyItem::kRef) {
+      if (rigid(it.value)) out.push_back(it.value.bits);
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return true;
+}
 
 bool key_embedded(const gc_vector<KeyItem>& a, const gc_vector<uint32_t>& a_slots, const gc_vector<KeyItem>& b,
                   const gc_vector<uint32_t>& b_slots, const std::function<size_t(LambdaNode*)>& arity) {

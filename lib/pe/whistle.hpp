@@ -41,4 +41,12 @@ bool key_embedded(const gc_vector<KeyItem>& a, const gc_vector<uint32_t>& a_slot
                   const gc_vector<KeyItem>& b, const gc_vector<uint32_t>& b_slots,
                   const std::function<size_t(LambdaNode*)>& arity);
 
+// The rigid atoms of a key, sorted: atoms that embed only in themselves (symbols, characters,
+// booleans, '(), identities, integers below kEmbedIntegerFloor, short strings), including the
+// leaves of its frozen data. An embedding maps distinct leaves to distinct leaves and a rigid
+// atom only to an equal one, so a key whose rigid atoms are not a sub-multiset of another's
+// does not embed in it — a test that costs a sort instead of the product of the keys' sizes.
+// False (and `out` meaningless) when the key's data is too large to list.
+bool rigid_atoms(const gc_vector<KeyItem>& key, gc_vector<uint64_t>& out);
+
 }  // namespace quasi::pe
