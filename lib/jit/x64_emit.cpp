@@ -14,7 +14,8 @@
 // A call between compiled procedures is a machine `call` (so the return is a well-predicted
 // `ret`) as long as the run's machine stack stays small; the VM frame records the run's session
 // so that only a return in the same run, to a frame pushed that way, uses `ret`. Any exit resets
-// rsp to jit_entry_rsp, dropping the machine return addresses; the VM frames stay valid.
+// rsp to jit_entry_rsp, dropping the machine return addresses; the VM frames stay valid. So does
+// the re-entry of a continuation from machine code, which also takes a new session number.
 // VmImpl::fp, top and cur_proto are implicit while machine code runs (r12, the Proto's nregs, the
 // Proto) and written at every hand-over and before primitive calls (sync_vm_state); nframes lives
 // in r13, written back at every hand-over and before every call into the runtime.
@@ -117,6 +118,7 @@ constexpr int32_t kFrameSize = int32_t(sizeof(Frame));
 constexpr int32_t kPrimFlags = int32_t(offsetof(Primitive, flags));
 constexpr int32_t kPrimMinArgs = int32_t(offsetof(Primitive, min_args));
 constexpr int32_t kPrimMaxArgs = int32_t(offsetof(Primitive, max_args));
+constexpr int32_t kPrimVmOp = int32_t(offsetof(Primitive, vm_op));
 constexpr int32_t kClosureProto = int32_t(offsetof(Closure, proto));
 constexpr int32_t kClosureFree = int32_t(sizeof(Closure));
 constexpr int32_t kPairCar = int32_t(offsetof(Pair, car));
@@ -242,6 +244,42 @@ uint64_t rt_call_primitive(VmImpl* vm, Primitive* pr, int64_t argc, Value* args)
   }
 }
 
+// (call/cc f) or (%call/ec f) called from machine code at `call_pc` (flags: kCaptureTail,
+// kCaptureEscape): the continuation, made as VmImpl::enter makes it; the code then calls f with
+// it. `session` is the run's (r14): the frames its machine calls pushed are marked
+// (VmImpl::capture). 0: hand the call to the interpreter, which repeats it and reports the error.
+constexpr int64_t kCaptureTail = 1, kCaptureEscape = 2;
+uint64_t rt_capture(VmImpl* vm, const Insn* call_pc, int64_t flags, uint64_t session) noexcept {
+  bool tail = flags & kCaptureTail;
+  const Insn* ret_pc = tail ? nullptr : call_pc + 1;
+  int64_t dst = tail ? 0 : call_pc->a;
+  return or_zero([&] {
+    if (flags & kCaptureEscape) return vm->capture_escape(ret_pc, dst, tail);
+    return vm->capture(vm->fp + call_pc->a, ret_pc, dst, tail, session);
+  });
+}
+
+// A continuation k called from machine code with argc values at args: reinstated as
+// VmImpl::enter does it when no dynamic-wind extent or handler stack has to change, and the
+// continuation belongs to this run. Returns the pc to resume at in the VM state it set up (fp,
+// top, cur_proto, nframes), 1 when the continuation returned through a barrier frame (the run
+// ends, the value in barrier_value), 0 to hand the call to the interpreter (other extents, other
+// runs, errors): nothing was changed then.
+uint64_t rt_continue(VmImpl* vm, uint64_t kbits, int64_t argc, Value* args) noexcept {
+  Continuation* k = Value{kbits}.as<Continuation>();
+  if (k->run_id != vm->run_id) return 0;
+  if (vm->winders_cell != kFalse && vm->handlers_cell != kFalse &&
+      (k->winders != vm->winders_cell.as<GlobalCell>()->value || k->handlers != vm->handlers_cell.as<GlobalCell>()->value))
+    return 0;
+  try {
+    Value v = argc == 1 ? args[0] : make_values(argc, args);
+    const Insn* pc = vm->reinstate(k, v);
+    return pc ? reinterpret_cast<uint64_t>(pc) : 1;
+  } catch (...) {
+    return 0;
+  }
+}
+
 // ---- the emitter ----------------------------------------------------------------------------
 
 class Emitter {
@@ -257,6 +295,7 @@ class Emitter {
     epilogue_ = a_.newLabel();
     exit_sync_ = a_.newLabel();
     return_slow_ = a_.newLabel();
+    resume_ = a_.newLabel();
     // Entering from outside (a caller, the interpreter) loads the pinned registers live there
     // from their slots: at the start in line, elsewhere in a stub after the code.
     entry0_ = a_.newLabel();
@@ -294,6 +333,7 @@ class Emitter {
       sp.emit();
     }
     if (return_used_) emit_return_slow();
+    if (resume_used_) emit_resume();
     for (int32_t i : stubs) {
       a_.bind(entry_labels_[size_t(i)]);
       reload(pinned_live_in(position_of(i)));
@@ -333,6 +373,8 @@ class Emitter {
   Label exit_sync_;     // writes fp, top and cur_proto, then the epilogue (rax: the pc)
   Label return_slow_;   // the general half of a return (emit_return_slow)
   bool return_used_ = false;
+  Label resume_;        // goes on where a reinstated continuation resumes (emit_resume)
+  bool resume_used_ = false;
   struct Exit {
     int32_t index;
     bool flush;
@@ -1336,6 +1378,90 @@ class Emitter {
     a_.jz(exit);
   }
 
+  // The callee in rax is a continuation, call/cc or %call/ec (out of line, before
+  // call_primitive): done without leaving machine code. A continuation is reinstated by the
+  // runtime (rt_continue) and the run goes on at its resume point (resume_); call/cc captures
+  // (rt_capture), then R[a] = f, R[a+1] = k and the call starts over at `retry` as a call of f
+  // with one argument (so f is called exactly as the interpreter would call it, and an exit from
+  // there hands the interpreter that very call). Anything else falls through.
+  void control_call(const Step& s, const Label& exit, const Label& retry, bool tail) {
+    Label not_k = a_.newLabel();
+    a_.cmp(byte_ptr(rax), uint8_t(Type::Continuation));
+    a_.jne(not_k);
+    resume_used_ = true;
+    a_.mov(rdi, rbx);
+    a_.mov(rsi, rax);
+    a_.mov(edx, int32_t(s.b));
+    a_.lea(rcx, slot(s.a + 1));
+    call_runtime(reinterpret_cast<const void*>(&rt_continue), false);
+    a_.test(rax, rax);
+    a_.jz(exit);
+    a_.jmp(resume_);
+    a_.bind(not_k);
+    if (s.b != 1) return;
+    Label not_cc = a_.newLabel(), capture = a_.newLabel();
+    a_.cmp(byte_ptr(rax), uint8_t(Type::Primitive));
+    a_.jne(not_cc);
+    a_.test(dword_ptr(rax, kPrimFlags), int32_t(kVmSpecial));
+    a_.jz(not_cc);
+    a_.mov(edx, int32_t(tail ? kCaptureTail : 0));
+    a_.cmp(dword_ptr(rax, kPrimVmOp), int32_t(kVmCallCC));
+    a_.je(capture);
+    a_.cmp(dword_ptr(rax, kPrimVmOp), int32_t(kVmCallEC));
+    a_.jne(not_cc);
+    a_.or_(edx, int32_t(kCaptureEscape));
+    a_.bind(capture);
+    sync_vm_state(rcx);
+    a_.mov(rdi, rbx);
+    a_.mov(rsi, imm(reinterpret_cast<uint64_t>(p_->code + s.index)));
+    a_.mov(rcx, r14);
+    call_runtime(reinterpret_cast<const void*>(&rt_capture), false);
+    a_.test(rax, rax);
+    a_.jz(exit);
+    a_.mov(rcx, slot(s.a + 1));
+    a_.mov(slot(s.a), rcx);
+    a_.mov(slot(s.a + 1), rax);
+    a_.jmp(retry);
+    a_.bind(not_cc);
+  }
+
+  // Goes on where rt_continue left the VM (rax = the pc, or 1 after a barrier frame): at that
+  // pc's entry in the resumed procedure's machine code, with a fresh machine stack and a new
+  // session (no frame now on the VM stack may `ret`: the return addresses are gone), or in the
+  // interpreter.
+  void emit_resume() {
+    Label interpreted = a_.newLabel(), barrier = a_.newLabel();
+    a_.bind(resume_);
+    a_.cmp(rax, 1);
+    a_.je(barrier);
+    a_.cmp(byte_ptr(rbx, kVmJitActive), 0);
+    a_.je(interpreted);
+    a_.mov(rsi, qword_ptr(rbx, kVmCurProto));
+    a_.mov(rdx, qword_ptr(rsi, kProtoJit));
+    a_.test(rdx, rdx);
+    a_.jz(interpreted);
+    a_.mov(r8, rax);
+    a_.sub(r8, qword_ptr(rsi, kProtoCode));  // byte offset = index * 8
+    a_.mov(rdx, qword_ptr(rdx, kJitEntries));
+    a_.mov(rdx, ptr(rdx, r8));
+    a_.test(rdx, rdx);
+    a_.jz(interpreted);
+    a_.mov(rsp, qword_ptr(rbx, kVmJitEntryRsp));
+    a_.mov(r14, qword_ptr(rbx, kVmJitSession));
+    a_.add(r14, 1);
+    a_.mov(qword_ptr(rbx, kVmJitSession), r14);
+    a_.mov(r13, qword_ptr(rbx, kVmNframes));
+    a_.mov(rcx, qword_ptr(rbx, kVmStack));
+    a_.mov(r8, qword_ptr(rbx, kVmFp));
+    a_.lea(r12, ptr(rcx, r8, 3));
+    a_.jmp(rdx);
+    a_.bind(interpreted);
+    a_.jmp(epilogue_);
+    a_.bind(barrier);
+    a_.xor_(eax, eax);
+    a_.jmp(epilogue_);
+  }
+
   // The primitive in rax called directly from machine code with R[a+1..a+argc] (out of line).
   // A VM control operation (apply, call/cc, values...) or a wrong argument count goes to the
   // interpreter; so does a primitive's error (rt_call_primitive leaves it in jit_pending).
@@ -1378,7 +1504,9 @@ class Emitter {
     Label after = labels_[size_t(s.index + 1)];
     Label after_exit = exit_label(s.index + 1);
     std::vector<uint16_t> after_live = pinned_live_out(k);
-    slow_paths_.push_back(SlowPath{primitive, [this, s, exit, after, after_exit, after_live] {
+    Label retry = a_.newLabel();
+    slow_paths_.push_back(SlowPath{primitive, [this, s, exit, after, after_exit, after_live, retry] {
+      control_call(s, exit, retry, false);
       call_primitive(s, exit);
       reload(after_live, s.a);
       st(s.a, rax);
@@ -1390,6 +1518,7 @@ class Emitter {
     if (Value prim = known_primitive(s); prim.bits != 0) inline_primitive(s, prim, false);
     flush(pinned_live_in(k));
     if (Value callee = known_closure(s); callee.bits != 0) known_call(s, callee);
+    a_.bind(retry);
     check_compiled_callee(s, exit, primitive);
     // Room for the callee's frame and one more VM frame (the interpreter's limits).
     a_.movsxd(rcx, dword_ptr(rsi, kProtoNregs));
@@ -1696,7 +1825,9 @@ class Emitter {
     poll(s.index);
     Label exit = exit_label(s.index, false);
     Label primitive = a_.newLabel();
-    slow_paths_.push_back(SlowPath{primitive, [this, s, exit] {
+    Label retry = a_.newLabel();
+    slow_paths_.push_back(SlowPath{primitive, [this, s, exit, retry] {
+      control_call(s, exit, retry, true);
       call_primitive(s, exit);
       emit_return();
     }});
@@ -1707,6 +1838,7 @@ class Emitter {
     else if (self_ && self_tail_hint(p_, lp_.steps, lp_.label, k)) hinted_self_tail_call(s);
     flush(pinned_live_in(k));
     if (callee.bits != 0 && !known_self) known_tail_call(s, callee);
+    a_.bind(retry);
     check_compiled_callee(s, exit, primitive);
     a_.movsxd(rcx, dword_ptr(rsi, kProtoNregs));
     caller_fp(rdi);
@@ -1730,9 +1862,11 @@ class Emitter {
   // Returns rax to the caller: pops the VM frame, and jumps to the caller's machine code at the
   // return point, or hands the caller's pc to the interpreter, or ends the run at a barrier.
   // A return below what the last continuation shares lowers the mark (VmImpl::low_frame); r9
-  // holds the popped frame's index. Not needed on the `ret` path: a frame pushed in this very
-  // run is above the mark, since captures and re-entries happen in the interpreter, between
-  // runs (a capture inside a C++ call this run made drops sharing when that call returns).
+  // holds the popped frame's index. Not needed on the `ret` path: a frame pushed by a machine
+  // call of this very run is above the mark unless a capture made since marked it
+  // (kFrameMarked: its return takes the slow path, which lowers the mark and then `ret`s); a
+  // re-entry starts a new session (emit_resume), and a capture inside a C++ call this run made
+  // drops sharing when that call returns.
   void lower_shared_mark() {
     Label ok = a_.newLabel();
     a_.cmp(r9, qword_ptr(rbx, kVmLowFrame));
@@ -1762,6 +1896,17 @@ class Emitter {
   void emit_return_slow() {
     Label barrier = a_.newLabel(), interpreted = a_.newLabel();
     a_.bind(return_slow_);
+    // A frame this run's machine call pushed, captured since (kFrameMarked): lower the mark and
+    // `ret` as the fast path would.
+    Label general = a_.newLabel();
+    a_.mov(rdx, imm(kFrameMarked));
+    a_.or_(rdx, r14);
+    a_.cmp(qword_ptr(rcx, kFrameSession), rdx);
+    a_.jne(general);
+    a_.mov(r9, r13);
+    lower_shared_mark();
+    a_.ret();
+    a_.bind(general);
     a_.mov(qword_ptr(rbx, kVmNframes), r13);
     a_.mov(r9, r13);  // the popped frame's index, for lower_shared_mark
     a_.mov(rdx, qword_ptr(rcx, kFrameFp));

@@ -182,7 +182,7 @@ const Frame& frame_in_chain(const Continuation* k, int64_t i) {
 }
 }  // namespace
 
-Value VmImpl::capture(int64_t nfp, const Insn* ret_pc, int64_t dst, bool tail) {
+Value VmImpl::capture(int64_t nfp, const Insn* ret_pc, int64_t dst, bool tail, uint64_t session) {
   (void)nfp;
   int64_t nstack = tail ? fp : top;
   // What is still shared_k's (vm_impl.hpp) is not copied again: frames below low_frame, and the
@@ -199,6 +199,12 @@ Value VmImpl::capture(int64_t nfp, const Insn* ret_pc, int64_t dst, bool tail) {
     if (!parent) sbase = fbase = 0;
   }
   int64_t ns = nstack - sbase, nf = nframes - fbase;
+  // Machine code `ret`s through a frame of its own run without lowering the mark: from now on
+  // the frames below the mark that such a return could pop must take the slow return path. They
+  // are all above fbase (below it nothing changed since the last capture or re-entry).
+  if (session != 0)
+    for (int64_t i = fbase; i < nframes; i++)
+      if (frames[i].session == session) frames[i].session = session | kFrameMarked;
   // One block: the object, then the stack segment, then the frames segment.
   Continuation* k = gc_alloc_object<Continuation>(
       Type::Continuation, sizeof(Continuation) + sizeof(Value) * ns + sizeof(Frame) * nf);
@@ -234,7 +240,7 @@ const Insn* VmImpl::reinstate(Continuation* k, Value v) {
   if (!k->stack) {
     auto same = [](const Frame& a, const Frame& b) {
       return a.pc == b.pc && a.fp == b.fp && a.top == b.top && a.dst == b.dst && a.proto == b.proto &&
-             a.session == b.session;
+             (a.session & ~kFrameMarked) == (b.session & ~kFrameMarked);
     };
     if (nframes < k->nframes || (k->nframes > 0 && !same(frames[k->nframes - 1], k->frames[0])))
       throw_condition("error", "continuation", "an escape continuation was called after its extent ended");

@@ -30,6 +30,10 @@ struct Frame {
   // also left a machine return address; a return in that same run may then use `ret`.
   uint64_t session = 0;
 };
+// A Frame::session with this bit: pushed by a machine call of that run (a machine return address
+// is waiting), and captured since, so its return goes through the slow path, which lowers
+// VmImpl::low_frame before it `ret`s.
+constexpr uint64_t kFrameMarked = uint64_t(1) << 63;
 
 // Thrown to carry a continuation invocation out of nested C++ -> Scheme calls to the run loop
 // that owns the continuation's frames.
@@ -156,7 +160,9 @@ struct VmImpl {
     return ret_pc;
   }
   const Insn* reinstate(Continuation* k, Value v);
-  Value capture(int64_t nfp, const Insn* ret_pc, int64_t dst, bool tail);
+  // `session`: the machine-code run capturing (jit/x64_emit.cpp), 0 from the interpreter. The
+  // frames that run's machine calls pushed get kFrameMarked: their return lowers low_frame.
+  Value capture(int64_t nfp, const Insn* ret_pc, int64_t dst, bool tail, uint64_t session = 0);
   Value capture_escape(const Insn* ret_pc, int64_t dst, bool tail);
   void set_resume_point(Continuation* k, const Insn* ret_pc, int64_t dst, bool tail);
   const Insn* raise_from_error(Value payload);
