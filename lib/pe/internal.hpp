@@ -186,6 +186,9 @@ struct PeState {
   Value vector_prim = kFalse;
   Value list_prim = kFalse;   // (cons a (list b ...)) reads better as (list a b ...)
   Value eq_prim = kFalse;
+  // values: the evaluator keeps what a call of it received, so that %apply-values (behind
+  // call-with-values, let-values, receive) calls its consumer on them (Specializer::apply_values)
+  Value values_prim = kFalse;
   Value vector_ref_prim = kFalse;  // the cells of boxes that exist at run time (Box)
   Value vector_set_prim = kFalse;
   // %ad-j (lib/ad): folds for a known procedure (the evaluator unfolds the transformed code); for

@@ -848,7 +848,15 @@ PVal* Specializer::prim_call(Value prim, gc_vector<PVal*>& args) {
   if (!arity_ok(p, args.size())) return residual_prim(prim, args);
   if (p->flags & kVmSpecial) {
     if (p->vm_op == kVmApply) return apply_call(args);
-    return residual_prim(prim, args);  // call/cc, eval, %apply-values: conservatively residual
+    if (p->vm_op == kVmApplyValues && args.size() == 2) return apply_values(prim, args);
+    return residual_prim(prim, args);  // call/cc, eval: conservatively residual
+  }
+  // (values x) is x; the parts of (values a b ...) are remembered for %apply-values
+  if (prim == st_.values_prim && args.size() == 1) return args[0];
+  if (prim == st_.values_prim) {
+    PVal* r = residual_prim(prim, args);
+    values_of_[r] = gc_new<gc_vector<PVal*>>(args.begin(), args.end());
+    return r;
   }
   if (prim == st_.ad_j_prim && args.size() == 1 && args[0]->kind == PKind::Closure) return ad_j_closure(args[0]);
   if (prim == st_.ad_arity_prim && args.size() == 1 && args[0]->kind == PKind::Closure) {
@@ -954,6 +962,28 @@ PVal* Specializer::apply_call(gc_vector<PVal*>& args) {
     }
   }
   return call(args[0], spread);
+}
+
+// (%apply-values consumer vals): a call of the consumer on the values when the evaluator knows
+// them — what a call of values it saw received, or one value that cannot be a multiple-values
+// object (a number, a known pair, vector or closure, a static value of another type) —, else
+// residual.
+PVal* Specializer::apply_values(Value prim, gc_vector<PVal*>& args) {
+  PVal* vals = args[1];
+  auto it = values_of_.find(vals);
+  if (it != values_of_.end()) {
+    gc_vector<PVal*> parts(*it->second);
+    return call(args[0], parts);
+  }
+  PVal* k = known(vals);
+  bool single = k->kind == PKind::Pair || k->kind == PKind::Vector || k->kind == PKind::Closure ||
+                (k->kind == PKind::Static && !has_type(k->value, Type::Values)) ||
+                (k->kind == PKind::Dyn && k->known_number);
+  if (single) {
+    gc_vector<PVal*> one{vals};
+    return call(args[0], one);
+  }
+  return residual_prim(prim, args);
 }
 
 // ---- a request ---------------------------------------------------------------------------------

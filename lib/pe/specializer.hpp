@@ -187,6 +187,10 @@ class Specializer : public ExprFunctor<PVal*(Node*, PEnv*)> {
   std::unordered_map<uint64_t, int, std::hash<uint64_t>, std::equal_to<uint64_t>,
                      traceable_allocator<std::pair<const uint64_t, int>>> variants_;
   StaticRunner runner_;
+  // The residual value of a call of `values` with other than one argument -> those arguments:
+  // %apply-values on it calls its consumer on them (apply_values).
+  std::unordered_map<PVal*, gc_vector<PVal*>*, std::hash<PVal*>, std::equal_to<PVal*>,
+                     traceable_allocator<std::pair<PVal* const, gc_vector<PVal*>*>>> values_of_;
   int helper_counter_ = 0;
   uint64_t rebuild_tag_ = 0;  // the slot bit rebuilt values get
   void inspect(PVal* v) {
@@ -412,6 +416,7 @@ class Specializer : public ExprFunctor<PVal*(Node*, PEnv*)> {
   bool static_args(gc_vector<PVal*>& args, std::vector<Value>& argv, gc_vector<Value>& cells);
   PVal* specialize_call(const Callee& c, size_t clause, gc_vector<PVal*>& args);
   PVal* apply_call(gc_vector<PVal*>& args);
+  PVal* apply_values(Value prim, gc_vector<PVal*>& args);  // (%apply-values consumer vals)
   PVal* ad_j_closure(PVal* c);  // (%ad-j c) of an evaluator-made closure
   PVal* ad_j_layout(PVal* j);   // (%ad-j-layout j) of a J made by ad_j_closure
   PVal* fold(Primitive* p, Value prim, gc_vector<PVal*>& args);

@@ -30,6 +30,8 @@ void build_fact_table(PeState& st, Environment* core) {
     if (f.structure == Structure::kVector) st.vector_prim = cell->value;
     if (f.structure == Structure::kList) st.list_prim = cell->value;
     if (f.structure == Structure::kEq && !f.eqv) st.eq_prim = cell->value;
+    // values is the primitive whose derivative rule is that of values (a shape of several)
+    if (f.derivative && f.derivative->kind == DerivativeRule::Kind::kValues) st.values_prim = cell->value;
     if (f.structure == Structure::kVectorRef) st.vector_ref_prim = cell->value;
     if (f.inline_op == InlineOp::kVectorSet) st.vector_set_prim = cell->value;
     // by name: the one primitive the evaluator must not leave residual (internal.hpp)
