@@ -395,7 +395,7 @@ const PrimDef kListPrims[] = {
 
     {"null?", p_nullp, 1, 1, kPureFold,
      kFacts.inline_as(InlineOp::kNullP).structural(Structure::kTypePred, TypeTest::kNull)},
-    {"list?", p_listp, 1, 1, kPureFold},
+    {"list?", p_listp, 1, 1, kPureFold, kFacts.structural(Structure::kListP)},
     {"make-list", p_make_list, 1, 2, kAllocRaise},
     {"list", p_list, 0, -1, kAlloc,
      kFacts.structural(Structure::kList).maker(Sequence::kList, MakerLength::kArgCount, MakerFill::kAny).differentiable(&kDList)},

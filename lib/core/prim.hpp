@@ -59,6 +59,7 @@ enum class Structure : uint8_t {
   kCharEq,      // char=? of two characters is eq? (characters are immediates)
   kEqual,       // equal?: with a constant that has no parts (a symbol, a fixnum, ...) it is eqv?
   kResultChar,  // the result, when there is one, is a character (string-ref)
+  kListP,       // list?: a known spine ending in () is a list; one ending in another known value is not
 };
 // What a kTypePred primitive answers for an object the partial evaluator builds.
 enum class TypeTest : uint8_t { kOther, kPair, kVector, kProcedure, kNull };

@@ -46,7 +46,10 @@ PVal* make_dyn(Var* v) {
 // ---- residual code -----------------------------------------------------------------------------
 
 Node* Specializer::k_const(Value v) { return counted(const_code(st_, v)); }
-Node* Specializer::k_ref(Var* v) { return counted(gc_new<LocalRefNode>(v, SrcLoc{})); }
+Node* Specializer::k_ref(Var* v) {
+  if (!values_of_.empty()) bind_values(v);  // a pending (values ...) is bound where it was made
+  return counted(gc_new<LocalRefNode>(v, SrcLoc{}));
+}
 
 Var* Specializer::fresh(Value name) { return make_var(is_symbol(name) ? name : sym("t")); }
 
@@ -138,6 +141,8 @@ Var* Specializer::materialize(PVal* v) {
 
 void Specializer::escape(PVal* v) {
   if (v->kind == PKind::Box) return escape_box(v);  // a closure's free variable
+  // a pending (values ...) a lifted closure reads: its parts are residual from now on
+  if (v->kind == PKind::Dyn && v->var && !values_of_.empty()) bind_values(v->var);
   if (!v->is_object() || v->escaped) return;
   if (stack_exhausted()) throw exhausted("stack depth");
   v->escaped = true;

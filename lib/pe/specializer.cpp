@@ -338,11 +338,14 @@ PVal* Specializer::pe_lambda(LambdaNode* n, PEnv* env) {
 // (a set! variable, or a letrec variable captured before its init): those are locations the
 // evaluator cannot name in residual code.
 // Does the lambda manipulate control state: call a VM-special primitive other than apply
-// (%call/cc, %apply-values, eval) or assign a core global (the dynamic-wind stack)? Closures of
+// (%call/cc, eval) or assign a core global (the dynamic-wind stack)? Closures of
 // such lambdas stay opaque calls: unfolding them would only spread the machinery of call/cc and
 // dynamic-wind through the residual code.
 static bool control_prim(Value p) {
-  return is_primitive(p) && (p.as<Primitive>()->flags & kVmSpecial) && p.as<Primitive>()->vm_op != kVmApply;
+  if (!is_primitive(p)) return false;
+  Primitive* q = p.as<Primitive>();
+  // %apply-values is followed (Specializer::apply_values): call-with-values unfolds
+  return (q->flags & kVmSpecial) && q->vm_op != kVmApply && q->vm_op != kVmApplyValues;
 }
 namespace {
 // Finds a reference to a control primitive or an assignment of a core global. A walk that was cut
@@ -853,11 +856,7 @@ PVal* Specializer::prim_call(Value prim, gc_vector<PVal*>& args) {
   }
   // (values x) is x; the parts of (values a b ...) are remembered for %apply-values
   if (prim == st_.values_prim && args.size() == 1) return args[0];
-  if (prim == st_.values_prim) {
-    PVal* r = residual_prim(prim, args);
-    values_of_[r] = gc_new<gc_vector<PVal*>>(args.begin(), args.end());
-    return r;
-  }
+  if (prim == st_.values_prim) return make_values(args);
   if (prim == st_.ad_j_prim && args.size() == 1 && args[0]->kind == PKind::Closure) return ad_j_closure(args[0]);
   if (prim == st_.ad_arity_prim && args.size() == 1 && args[0]->kind == PKind::Closure) {
     // grad's procedure takes the differentiated closure's own parameters (70-ad.scm, %ad-like)
@@ -964,16 +963,36 @@ PVal* Specializer::apply_call(gc_vector<PVal*>& args) {
   return call(args[0], spread);
 }
 
+// (values a b ...): a dynamic value whose variable is bound when residual code first refers to it
+// (bind_values); %apply-values on it calls its consumer on the parts, which have not escaped.
+PVal* Specializer::make_values(gc_vector<PVal*>& args) {
+  PVal* r = make_dyn(fresh(sym("t")));
+  values_of_.emplace(r->var, PendingValues{gc_new<gc_vector<PVal*>>(args.begin(), args.end()), block_, mark()});
+  return r;
+}
+
+void Specializer::bind_values(Var* v) {
+  auto it = values_of_.find(v);
+  if (it == values_of_.end() || !it->second.home) return;
+  PendingValues pv = it->second;
+  it->second.home = nullptr;  // bound: a reference below is an ordinary one
+  PrimCallNode* c = gc_new<PrimCallNode>(st_.values_prim, SrcLoc{});
+  for (PVal* a : *pv.parts) c->args.push_back(lift(a));  // residual code may take the parts
+  pv.home->insert_bind(pv.point, v, counted(c));
+}
+
 // (%apply-values consumer vals): a call of the consumer on the values when the evaluator knows
-// them — what a call of values it saw received, or one value that cannot be a multiple-values
+// them — the parts of a call of values it saw, or one value that cannot be a multiple-values
 // object (a number, a known pair, vector or closure, a static value of another type) —, else
 // residual.
 PVal* Specializer::apply_values(Value prim, gc_vector<PVal*>& args) {
   PVal* vals = args[1];
-  auto it = values_of_.find(vals);
-  if (it != values_of_.end()) {
-    gc_vector<PVal*> parts(*it->second);
-    return call(args[0], parts);
+  if (vals->kind == PKind::Dyn) {
+    auto it = values_of_.find(vals->var);
+    if (it != values_of_.end()) {
+      gc_vector<PVal*> parts(*it->second.parts);
+      return call(args[0], parts);
+    }
   }
   PVal* k = known(vals);
   bool single = k->kind == PKind::Pair || k->kind == PKind::Vector || k->kind == PKind::Closure ||

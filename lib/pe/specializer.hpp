@@ -187,10 +187,17 @@ class Specializer : public ExprFunctor<PVal*(Node*, PEnv*)> {
   std::unordered_map<uint64_t, int, std::hash<uint64_t>, std::equal_to<uint64_t>,
                      traceable_allocator<std::pair<const uint64_t, int>>> variants_;
   StaticRunner runner_;
-  // The residual value of a call of `values` with other than one argument -> those arguments:
-  // %apply-values on it calls its consumer on them (apply_values).
-  std::unordered_map<PVal*, gc_vector<PVal*>*, std::hash<PVal*>, std::equal_to<PVal*>,
-                     traceable_allocator<std::pair<PVal* const, gc_vector<PVal*>*>>> values_of_;
+  // A call of `values` with other than one argument: its value is a variable bound only when
+  // residual code first refers to it (k_ref, escape: Specializer::bind_values), to (values
+  // parts...) where the call was made; until then the parts are not escaped, and %apply-values
+  // on it calls its consumer on them (apply_values).
+  struct PendingValues {
+    gc_vector<PVal*>* parts;
+    Block* home;
+    StmtList::iterator point;
+  };
+  std::unordered_map<Var*, PendingValues, std::hash<Var*>, std::equal_to<Var*>,
+                     traceable_allocator<std::pair<Var* const, PendingValues>>> values_of_;
   int helper_counter_ = 0;
   uint64_t rebuild_tag_ = 0;  // the slot bit rebuilt values get
   void inspect(PVal* v) {
@@ -417,6 +424,8 @@ class Specializer : public ExprFunctor<PVal*(Node*, PEnv*)> {
   PVal* specialize_call(const Callee& c, size_t clause, gc_vector<PVal*>& args);
   PVal* apply_call(gc_vector<PVal*>& args);
   PVal* apply_values(Value prim, gc_vector<PVal*>& args);  // (%apply-values consumer vals)
+  PVal* make_values(gc_vector<PVal*>& args);  // (values a b ...), bound lazily
+  void bind_values(Var* v);  // the binding of a pending (values ...) (values_of_), once
   PVal* ad_j_closure(PVal* c);  // (%ad-j c) of an evaluator-made closure
   PVal* ad_j_layout(PVal* j);   // (%ad-j-layout j) of a J made by ad_j_closure
   PVal* fold(Primitive* p, Value prim, gc_vector<PVal*>& args);

@@ -202,6 +202,24 @@ PVal* Specializer::structural(const PrimFacts& f, Value prim, gc_vector<PVal*>& 
         l = t;
       }
     }
+    case Structure::kListP: {
+      // (list? p) of the evaluator's own list (grad's argument list, jvp's): the spine's end
+      PVal* l = args[0];
+      if (l->kind == PKind::Static) return nullptr;  // fold
+      for (int64_t n = 0;; n++) {
+        if (is_nil(l)) return make_static(kTrue);
+        PVal *e, *t;
+        if (n > kMaxFoldElements * 64) return nullptr;
+        if (spine_step(*this, l, &e, &t)) {
+          l = t;
+          continue;
+        }
+        // the end is known and not (): a vector, a procedure, a number, another static value
+        bool not_list = (l->kind == PKind::Static && !is_pair(l->value)) || l->kind == PKind::Vector ||
+                        l->kind == PKind::Closure || (l->kind == PKind::Dyn && l->known_number);
+        return not_list ? make_static(kFalse) : nullptr;
+      }
+    }
     case Structure::kListRef:
     case Structure::kListTail: {
       PVal* l = args[0];

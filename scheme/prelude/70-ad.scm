@@ -277,7 +277,16 @@
     (if (not (= (length xs) (length ts)))
         (error "jvp: expected as many tangents as arguments, got" ts))
     (let* ((r (apply (%ad-j f) xs)) (y (car r)))
-      (values y (%ad-push y (cdr r) ts)))))
+      (values y (if (number? y) (%ad-jvp-number y (cdr r) ts) (%ad-push y (cdr r) ts))))))
+
+;; The derivative along ts of a number-valued f whose pullback is pb and value y: <grad f, ts>,
+;; one backward run (pb is linear: what %ad-push computes, with its zero, 0 or 0.0 as y is exact,
+;; when no argument reaches the value).
+(define (%ad-jvp-number y pb ts)
+  (let ((g (cdr (pb 1))))
+    (if (let loop ((g g)) (or (null? g) (and (pair? g) (eq? (car g) '%ad-zero) (loop (cdr g)))))
+        (if (exact? y) 0 0.0)
+        (%ad-dot-args g ts))))
 
 ;; df/dx from the pullback pb of a number-valued f at the real x (value y): the pullback at 1,
 ;; times the tangent 1 or 1.0 as x is exact, the zero shaped like y (what %ad-push computes).
