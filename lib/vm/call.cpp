@@ -515,4 +515,18 @@ Value VmImpl::call_redefined(const Insn* pc, int n, Value a0, Value a1, Value a2
   return apply(target, n, args);
 }
 
+// The same for a chain of an arithmetic op (vm/proto.hpp): one call with every operand.
+Value VmImpl::call_redefined_chain(const Insn* pc) {
+  error_pc = pc;
+  int n = pc[1].b;
+  Value target = cur_proto->consts[pc[1].a];
+  if (has_type(target, Type::GlobalCell)) target = target.as<GlobalCell>()->value;
+  const Value* R = stack + fp;
+  Value args[kMaxOpChain];
+  args[0] = R[pc->b];
+  args[1] = R[pc->c];
+  for (int i = 1; i + 1 < n; i++) args[i + 1] = R[pc[2 * i].c];
+  return apply(target, n, args);
+}
+
 }  // namespace quasi

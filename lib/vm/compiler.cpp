@@ -504,6 +504,8 @@ class FnCompiler {
       default:
         break;
     }
+    if (arity == 2 && args.size() > 2 && args.size() <= size_t(kMaxOpChain) && left_fold(prim))
+      return op_chain(op, prim, cell, args, dst, tail);
     if (args.size() != arity) return false;
     int mark = next_reg_;
     uint16_t cell_k = konst(is_primitive(cell) || cell == kFalse ? prim : cell);
@@ -534,6 +536,37 @@ class FnCompiler {
       emit(Op::kMove, cell_k);  // data word
       next_reg_ = mark;
     }
+    ret_if(tail, dst);
+    return true;
+  }
+
+  static bool left_fold(Value prim) {
+    const DerivativeRule* d = prim.as<Primitive>()->facts.derivative;
+    return d && d->fold;
+  }
+
+  // (+ a b c ...) of a builtin that is the left fold of its binary op (PrimFacts: derivative's
+  // `fold`, p_add and friends): the operands are evaluated first, in order, then combined by a
+  // chain of the inline op, `(op dst a b) (op acc acc c) ... (op dst acc z)`. The head's data
+  // word holds the operand count in b: after a redefinition the VM calls the new procedure once
+  // with every operand (read back from the chain, VmImpl::call_redefined_chain) and skips the
+  // rest. gcbig's (+ 1 (count-nodes l) (count-nodes r)) was a call of p_add.
+  bool op_chain(Op op, Value prim, Value cell, const gc_vector<Node*>& args, int dst, bool tail) {
+    int mark = next_reg_;
+    uint16_t cell_k = konst(is_primitive(cell) || cell == kFalse ? prim : cell);
+    size_t n = args.size();
+    std::vector<uint16_t> r(n);
+    for (size_t k = 0; k < n; k++) r[k] = uint16_t(operand(args[k]));
+    // The running value must not overwrite an operand still to be read.
+    bool clash = false;
+    for (size_t k = 2; k < n; k++) clash = clash || r[k] == dst;
+    uint16_t acc = clash ? uint16_t(alloc()) : uint16_t(dst);
+    for (size_t k = 1; k < n; k++) {
+      uint16_t to = k + 1 == n ? uint16_t(dst) : acc;
+      emit(op, to, k == 1 ? r[0] : acc, r[k]);
+      emit(Op::kMove, cell_k, k == 1 ? uint16_t(n) : uint16_t(0));  // data word
+    }
+    next_reg_ = mark;
     ret_if(tail, dst);
     return true;
   }

@@ -37,6 +37,10 @@ enum class Op : uint16_t {
   kCheckBound, // raise "used before initialization" if R[a] is the unbound marker (letrec)
   // Inline primitives. The word after each holds, in its `a`, the index in K of the GlobalCell
   // the call went through: when a builtin has been redefined the VM calls the cell's value.
+  // kAdd, kSub, kMul may form a chain for (op x y z ...) (vm/compiler.cpp, op_chain): the head's
+  // data word has the operand count (> 2, at most kMaxOpChain) in b, each later link reads the
+  // running value and one operand (in its c), and the last writes the result; a chain is only
+  // entered at its head (machine code may leave at any link, with the builtins unchanged).
   kAdd,        // R[a] = R[b] + R[c]
   kSub,        // R[a] = R[b] - R[c]
   kMul,        // R[a] = R[b] * R[c]
@@ -71,6 +75,8 @@ inline Op inline_op_of(const Primitive* p) {
   static_assert(sizeof(kOps) / sizeof(kOps[0]) == size_t(InlineOp::kVectorLength) + 1, "one Op per InlineOp");
   return kOps[size_t(p->facts.inline_op)];
 }
+
+constexpr int kMaxOpChain = 16;
 
 struct Insn {
   Op op;

@@ -258,7 +258,12 @@ L_kCheckBound:
     Value x = R[pc->b], y = YEXPR, r;                                    \
     if ((x.bits & y.bits & 1) && !slow_inlines && FAST(x, y, &r))        \
       R[pc->a] = r;                                                      \
-    else if (slow_inlines)                                               \
+    else if (slow_inlines && pc[1].b > 2) {                              \
+      int links = pc[1].b - 1;                                           \
+      Value v = call_redefined_chain(pc);                                \
+      R[pc[2 * (links - 1)].a] = v;                                      \
+      NEXT(2 * links);                                                   \
+    } else if (slow_inlines)                                             \
       R[pc->a] = call_redefined(pc, 2, x, y, kFalse);                    \
     else                                                                 \
       error_pc = pc, R[pc->a] = SLOW(x, y);                              \

@@ -177,6 +177,7 @@ struct VmImpl {
   void rearm_poll();
   void cell_written(Value cell, Value v);
   Value call_redefined(const Insn* pc, int n, Value a0, Value a1, Value a2);
+  Value call_redefined_chain(const Insn* pc);
 
   SrcLoc location_of(const Insn* pc) const;  // of an instruction of the running procedure
   Value backtrace() const;                   // the frames for Condition::backtrace

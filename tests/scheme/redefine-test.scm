@@ -11,6 +11,9 @@
 (ev '(define (inc x) (+ x 1)))                ; so is +
 (ev '(define (sum xs) (fold + 0 xs)))         ; fold is an ordinary call
 (ev '(define (pair-up x) (cons x x)))
+(ev '(define (add3 a b c) (+ a b c)))         ; a chain of inline adds (vm/proto.hpp)
+(ev '(define (add-into a b c) (set! a (+ b c a)) a))
+(ev '(define (add-many a) (+ a a a a a a a a a a a a a a a a)))
 (test "before: the built-ins" '(1 2 6) (ev '(list (first-of '(1 2)) (inc 1) (sum '(1 2 3)))))
 (ev '(define (pair-up-twice x) (pair-up (pair-up x))))
 (test "a procedure calling another" '((1 . 1) 1 . 1) (ev '(pair-up-twice 1)))
@@ -19,6 +22,9 @@
 (test "an inlined built-in redefined" 'my-car (ev '(first-of '(1 2))))
 (ev '(define (+ . xs) (cons 'my-plus xs)))
 (test "arithmetic redefined" '(my-plus 1 1) (ev '(inc 1)))
+(test "a chain of adds redefined: one call with every operand" '(my-plus 1 2 3) (ev '(add3 1 2 3)))
+(test "a chain into an operand's variable, redefined" '(my-plus 2 3 1) (ev '(add-into 1 2 3)))
+(test "the longest chain, redefined" (cons 'my-plus (make-list 16 1)) (ev '(add-many 1)))
 (ev '(define (fold kons knil xs) 'my-fold))
 (test "a called built-in redefined" 'my-fold (ev '(sum '(1 2 3))))
 (test "a procedure defined after sees the new definition" 'my-car (ev '((lambda () (car '(1))))))
