@@ -82,7 +82,9 @@ struct Atom {
 };
 
 struct Step {
-  enum Kind : uint8_t { kPrim, kCall, kBranch, kClosure };
+  // kWrite: (vector-set! v i e) on a vector this code made (Reverse::vector_write); x is the
+  // vector after the write, a version of its own, args are v before it, i and e.
+  enum Kind : uint8_t { kPrim, kCall, kBranch, kClosure, kWrite };
   Kind kind;
   Var* x = nullptr;   // the primal result
   Var* pb = nullptr;  // kCall, kBranch: the pullback
@@ -136,6 +138,27 @@ class Reverse : private ExprFunctor<Atom(Node*)> {
   TracedMap<Var*, bool> cell_src_;
   TracedMap<Var*, bool> cell_vars_;
   TracedMap<Var*, bool> made_cells_;  // cells this code makes (never a compiler's box)
+  // Vectors this code made (make-vector, vector): each write makes a new version of the variable
+  // (vector_write), the block it was made in. A vector that escaped (passed to a procedure, stored,
+  // captured, returned by an if) may be read by code that does not see the versions: written after
+  // that, it is refused.
+  TracedMap<Var*, Block*> made_vectors_;
+  TracedMap<Var*, bool> escaped_vectors_;
+  void note_uses(Primitive* p, const gc_vector<Atom>& args) {
+    if (made_vectors_.empty()) return;
+    for (size_t i = 0; i < args.size(); i++) {
+      if (!args[i].v || !made_vectors_.count(args[i].v)) continue;
+      const PrimFacts& f = p ? p->facts : PrimFacts{};
+      bool reads = p && i == 0 &&
+                   (f.structure == Structure::kVectorRef || f.structure == Structure::kVectorLength ||
+                    f.inline_op == InlineOp::kVectorSet);
+      if (!reads) escaped_vectors_[args[i].v] = true;
+    }
+  }
+  void note_escape(Var* v) {
+    if (v && made_vectors_.count(v)) escaped_vectors_[v] = true;
+  }
+  Atom vector_write(Primitive* p, const gc_vector<Atom>& args);
   bool act(const Atom& a) const { return a.v && active_.count(a.v); }
   Value prim_value(const char* name) { return rules_.core->cell_for(intern(name)).as<GlobalCell>()->value; }
   Primitive* prim(const char* name) { return prim_value(name).as<Primitive>(); }
@@ -307,6 +330,7 @@ Atom Reverse::closure(LambdaNode* lam, Var* self_out, Var* x) {
   s.x = x;
   bool on = false;
   for (Var* v : fv) {
+    note_escape(v);
     s.outer.push_back(v);
     on = on || active_.count(v);
   }
@@ -366,6 +390,7 @@ void Reverse::letrec(LetNode* n) {
     Step s{Step::kClosure};
     s.x = v;
     for (Var* w : fv) {
+      note_escape(w);
       s.outer.push_back(w);
       if (active_.count(w)) group_active = true;
     }
@@ -393,6 +418,8 @@ Atom Reverse::call_node(Node* n) {
     s.fn = expr(c->fn);
   }
   for (Node* a : c->args) s.args.push_back(expr(a));
+  note_escape(s.fn.v);
+  for (const Atom& a : s.args) note_escape(a.v);
   gc_vector<Node*> args;
   for (const Atom& a : s.args) args.push_back(atom(a));
   bool on = s.self_call || act(s.fn);
@@ -409,8 +436,12 @@ Atom Reverse::call_node(Node* n) {
 Atom Reverse::prim_call(Primitive* p, gc_vector<Atom> args) {
   Block& b = *cur_;
   std::string pname = p->name ? p->name : "?";
+  note_uses(p, args);
   bool on = false;
   for (const Atom& a : args) on = on || act(a);
+  if (p->facts.inline_op == InlineOp::kVectorSet && args.size() == 3 && args[0].v &&
+      made_vectors_.count(args[0].v) && (act(args[0]) || act(args[2])))
+    return vector_write(p, args);
   if ((p->flags & kVmSpecial) && on) {
     if (p->vm_op == kVmApply && args.size() >= 2) {
       Step s{Step::kCall};
@@ -466,6 +497,7 @@ Atom Reverse::prim_call(Primitive* p, gc_vector<Atom> args) {
     b.fwd.push_effect(gcall("%ad-check-effect", {cst(name_), cst(intern(pname)), list_of(live)}));
   }
   Var* x = push(b, pc, "x");
+  if (p->facts.makes == Sequence::kVector) made_vectors_[x] = cur_;
   if (!on || (rule && rule->kind == K::kZero)) return Atom{x};
   activate(x, true);
   Step s{Step::kPrim};
@@ -484,6 +516,7 @@ Atom Reverse::prim_call(Primitive* p, gc_vector<Atom> args) {
 Atom Reverse::cell_op(Primitive* p, const DerivativeRule* rule, gc_vector<Atom> args, Value name) {
   using C = DerivativeRule::CellOp;
   Block& b = *cur_;
+  note_uses(nullptr, args);
   C op = rule->cell;
   if (op == C::kNested) {
     b.fwd.push_effect(gcall("%ad-fail", {cst(intern("set!")),
@@ -516,6 +549,38 @@ Atom Reverse::cell_op(Primitive* p, const DerivativeRule* rule, gc_vector<Atom> 
   return Atom{x};
 }
 
+// (vector-set! v i e) on a vector this code made, when v or e may depend on the arguments: the
+// write, then v under a new variable, a version of its own that the source's names of v denote
+// from here on. Its cotangent (what reads after the write contribute) sends slot i's part to e and
+// the rest to v before the write, whose slot i a read after the write never sees. Reads and writes
+// follow the code's order, so this holds while only this code's own names reach the vector: a
+// vector that escaped before the write (made in another block, or passed on, stored, captured) is
+// refused when a value being differentiated reaches the write.
+Atom Reverse::vector_write(Primitive* p, const gc_vector<Atom>& args) {
+  Block& b = *cur_;
+  Var* v = args[0].v;
+  PrimCallNode* pc = gc_new<PrimCallNode>(make_ptr(p), SrcLoc{});
+  for (const Atom& a : args) pc->args.push_back(atom(a));
+  if (escaped_vectors_.count(v) || made_vectors_[v] != cur_) {
+    gc_vector<Atom> live;
+    for (const Atom& a : args)
+      if (act(a)) live.push_back(a);
+    b.fwd.push_effect(gcall("%ad-check-escaped-write", {cst(name_), list_of(live)}));
+    return Atom{push(b, pc, "x")};
+  }
+  Var* x = push(b, pc, "x");
+  Var* v2 = activate(push(b, ref(v), "v"), true);
+  made_vectors_[v2] = cur_;
+  for (auto& [src, t] : env_)
+    if (t == v) t = v2;
+  Step s{Step::kWrite};
+  s.x = v2;
+  s.prim = p;
+  s.args = args;
+  b.steps.push_back(s);
+  return Atom{x};
+}
+
 // (if t a b): each arm is a block of its own returning (value . pullback); the pullbacks return a
 // vector of cotangents, one per outer variable either arm sends a cotangent to.
 Atom Reverse::branch(IfNode* n) {
@@ -534,6 +599,7 @@ Atom Reverse::branch(IfNode* n) {
   for (int i = 0; i < 2; i++) {
     cur_ = &arms[i].blk;
     arms[i].result = expr(code[i]);
+    note_escape(arms[i].result.v);
     cur_ = &b;
     arms[i].d = make_var(intern("d"));
     backward(arms[i].blk, arms[i].result, arms[i].d, arms[i].adj, arms[i].order, arms[i].bwd);
@@ -729,6 +795,13 @@ void Reverse::backward(Block& b, const Atom& result, Var* d, Adj& adj, gc_vector
           add(adj, order, out, s.outer[i],
               out.push(gcall(maybe ? "%ad-vector-ref" : "vector-ref", {ref(g), cst(make_fixnum(int64_t(i)))}),
                        intern("d")));
+        break;
+      }
+      case Step::kWrite: {
+        Node* i = atom(s.args[1]);
+        if (act(s.args[2]))
+          add(adj, order, out, s.args[2].v, out.push(gcall("%ad-vector-ref", {ref(dx), i}), intern("d")));
+        add(adj, order, out, s.args[0].v, out.push(gcall("%ad-vector-clear", {ref(dx), atom(s.args[1])}), intern("d")));
         break;
       }
       case Step::kClosure:

@@ -234,12 +234,14 @@ constexpr DerivativeRule kDVectorRef{DK::kLinear, false, {}, {"(%ad-onehot a b d
 constexpr DerivativeRule kDVectorToList{DK::kLinear, false, {"(%ad-list->vector d (vector-length a))"}, {}};
 constexpr DerivativeRule kDListToVector{DK::kLinear, false, {"(%ad-vector->list d (length a))"}, {}};
 constexpr DerivativeRule kDZeroV{DK::kZero, false, {}, {}};
+// every slot holds the fill: its cotangent is the sum of theirs
+constexpr DerivativeRule kDMakeVector{DK::kLinear, false, {}, {nullptr, "(%ad-vector-sum d)"}};
 
 const PrimDef kVectorPrims[] = {
     {"vector?", p_vectorp, 1, 1, kPureFold,
      kFacts.structural(Structure::kTypePred, TypeTest::kVector).jit_heap_type(Type::Vector)},
     {"make-vector", p_make_vector, 1, 2, kAllocRaise,
-     kFacts.maker(Sequence::kVector, MakerLength::kFirstArg, MakerFill::kAny)},
+     kFacts.maker(Sequence::kVector, MakerLength::kFirstArg, MakerFill::kAny).differentiable(&kDMakeVector)},
     {"vector", p_vector, 0, -1, kAlloc,
      kFacts.structural(Structure::kVector).maker(Sequence::kVector, MakerLength::kArgCount, MakerFill::kAny).differentiable(&kDVector)},
     {"vector-length", p_vector_length, 1, 1, kPureFoldRaise,

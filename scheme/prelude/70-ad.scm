@@ -43,6 +43,18 @@
 (define (%ad-car d) (if (pair? d) (car d) '%ad-zero))
 (define (%ad-cdr d) (if (pair? d) (cdr d) '%ad-zero))
 (define (%ad-vector-ref d i) (if (vector? d) (vector-ref d i) '%ad-zero))
+;; A vector cotangent d with slot i the zero: what reaches a vector's contents before
+;; (vector-set! v i e) from what reaches them after (lib/ad/README.md, "vector-set!").
+(define (%ad-vector-clear d i)
+  (if (vector? d)
+      (%ad-l->v (let loop ((l (%ad-v->l d)) (k 0))
+                  (if (null? l) '() (cons (if (= k i) '%ad-zero (car l)) (loop (cdr l) (+ k 1))))))
+      d))
+;; The sum of a vector cotangent's slots: the cotangent of (make-vector n fill)'s fill.
+(define (%ad-vector-sum d)
+  (if (vector? d)
+      (let loop ((l (%ad-v->l d)) (acc '%ad-zero)) (if (null? l) acc (loop (cdr l) (%ad-add acc (car l)))))
+      d))
 (define (%ad-nth d i) (if (= i 0) (%ad-car d) (%ad-nth (%ad-cdr d) (- i 1))))
 (define (%ad-tail d k) (if (= k 0) d (%ad-tail (%ad-cdr d) (- k 1))))
 
@@ -102,6 +114,16 @@
 (define (%ad-check-effect in prim args)
   (if (%ad-has-real? args)
       (%ad-fail prim "cannot differentiate through the mutation" in)))
+
+;; vector-set! of a value being differentiated into a vector the differentiated code made but
+;; that escaped before the write (passed to a procedure, stored in a structure, captured by a
+;; closure, or written in another branch than the one that made it): code holding it elsewhere
+;; would not see the write's version of it.
+(define (%ad-check-escaped-write in args)
+  (if (%ad-has-real? args)
+      (error (string-append "grad: cannot differentiate through vector-set! of a vector that escaped before the write"
+                            " (passed to a procedure, stored, captured by a closure, or made outside the branch) in "
+                            (if (symbol? in) (symbol->string in) "an anonymous procedure")))))
 
 ;; The cotangent of the values `vals` a consumer received (call-with-values), from the list of
 ;; the consumer's argument cotangents: that list for several values, its first for one value.
