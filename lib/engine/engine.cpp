@@ -304,6 +304,9 @@ void deny(Engine* e, Environment* user, const char* name, const char* kind, cons
   Value sym = intern(name);
   Value prim = make_primitive(name, p_denied, 0, -1, kEffect, const_cast<char*>(kind), intern(what));
   Value b = e->vm.core_env->lookup(sym);
+  // A deferred prelude file defining the name would overwrite the denial when it loads: load it
+  // first (a sandboxed engine pays for the file at start-up).
+  autoload_binding(e->vm, b);
   if (has_type(b, Type::GlobalCell)) {
     b.as<GlobalCell>()->value = prim;  // shared by the user environment and the prelude
     return;
