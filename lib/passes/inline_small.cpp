@@ -6,8 +6,9 @@
 // Argument evaluation order is kept by construction (a let evaluates its inits in order).
 // Two cases:
 //  - called once: the procedure has exactly one reference, that call, and is not on a cycle of
-//    references between the procedures of its letrec group. The lambda itself moves to the call
-//    and its binding goes (no copy, the Vars keep their one binding site);
+//    references between the procedures of its letrec group, or its caller has more than one
+//    reference (it is then never moved itself). The lambda itself moves to the call and its
+//    binding goes (no copy, the Vars keep their one binding site);
 //  - tiny: its body has at most kInlineBodyLimit nodes and it does not refer to its own letrec
 //    group (no recursion). Each call gets a copy with fresh Vars (ir/util.hpp:
 //    copy_with_fresh_vars); the binding stays until refold finds it unused.
@@ -36,6 +37,7 @@ struct Known {
   size_t index = 0;              // position in binder
   bool recursive = false;        // its init refers to its own letrec group
   bool from_group_init = false;  // referenced from some init of its own letrec group
+  Var* referrer = nullptr;       // the member whose init refers to it (the last one seen)
 };
 
 // Finds the known procedures and counts references.
@@ -56,7 +58,10 @@ class Survey : public ExprVisitor {
     auto k = known.find(from);
     if (k != known.end()) k->second.recursive = true;
     auto self = known.find(n->var);
-    if (self != known.end()) self->second.from_group_init = true;
+    if (self != known.end()) {
+      self->second.from_group_init = true;
+      self->second.referrer = from;
+    }
     edges_[from].push_back(n->var);
   }
 
@@ -132,9 +137,12 @@ class Inliner : public ExprMutator {
     if (active_.count(k.lambda)) return ExprMutator::visit_call(n);
 
     // Called once: from the body, or from another procedure of its group when that does not make
-    // a cycle (a chain of procedures each called once by the previous becomes straight code).
+    // a cycle (a chain of procedures each called once by the previous becomes straight code), or
+    // does but the caller has other references too (so it is never moved itself: a loop split
+    // over two procedures, a calling b once and b calling a, becomes one).
     bool once = survey_.refs[f] == 1 &&
-                (k.binder->kind == NodeKind::Let || !k.from_group_init || !survey_.on_cycle(f));
+                (k.binder->kind == NodeKind::Let || !k.from_group_init || !survey_.on_cycle(f) ||
+                 (k.referrer && k.referrer != f && survey_.refs[k.referrer] > 1));
     Node* fn = nullptr;
     if (once) {
       fn = visit_known(k.lambda);

@@ -62,6 +62,10 @@ constexpr int kMaxRecoveries = 4;
 // and its body has at most kDynUnfoldBodyLimit nodes.
 constexpr int kRecursionScanClosures = 64;
 constexpr size_t kDynUnfoldBodyLimit = 120;
+// A helper's code about to unfold a call compares it with at most this many unfoldings of the
+// same lambda in progress in outer worlds, the nearest first (Specializer::repeats_outer_unfolding:
+// an interpreted loop's body becomes a helper its first call enters).
+constexpr int kOuterUnfoldingProbes = 16;
 
 // ---- per-request options ------------------------------------------------------------------------
 // (specialize* f fixed options) may change some limits for one request (api.cpp parses the alist;

@@ -663,26 +663,128 @@ std::pair<size_t, size_t> slot_slice(const gc_vector<KeyItem>& key, const gc_vec
 }
 }  // namespace
 
-bool Specializer::covers(Entry* v, const KeyBuild& kb) {
-  if (v->slot_start.size() != kb.slot_start.size()) return false;
+bool Specializer::covers(const gc_vector<KeyItem>& key, const gc_vector<uint32_t>& slot_start, const KeyBuild& kb) {
+  if (slot_start.size() != kb.slot_start.size()) return false;
   auto arity = [this](LambdaNode* l) { return lambda_free_vars(st_, l).size(); };
   std::vector<size_t> v_end, n_end;
-  subtree_ends(v->key, v_end, arity);
+  subtree_ends(key, v_end, arity);
   subtree_ends(kb.items, n_end, arity);
   std::vector<uint32_t> theirs;
   bool differs = false;
   for (size_t s = 0; s < kb.slot_start.size(); s++) {
-    auto [a0, a1] = slot_slice(v->key, v->slot_start, s);
+    auto [a0, a1] = slot_slice(key, slot_start, s);
     auto [b0, b1] = slot_slice(kb.items, kb.slot_start, s);
-    if (slice_equal(v->key, a0, a1, kb.items, b0, b1)) continue;
+    if (slice_equal(key, a0, a1, kb.items, b0, b1)) continue;
     differs = true;
     theirs.clear();
-    differing_parts(v->key, a0, v_end, kb.items, b0, n_end, theirs);
+    differing_parts(key, a0, v_end, kb.items, b0, n_end, theirs);
     if (theirs.empty()) return false;
     for (uint32_t o : theirs)
-      if (v->key[o].tag != KeyItem::kHole) return false;
+      if (key[o].tag != KeyItem::kHole) return false;
   }
   return differs;
+}
+
+bool Specializer::call_slots(const Callee& c, gc_vector<PVal*>& args, gc_vector<PVal*>& slots) {
+  if (!c.runtime.is_true()) {
+    for (Var* x : lambda_free_vars(st_, c.lam)) {
+      PVal** slot = c.closure->env->find(x);
+      if (!slot || !*slot) return false;
+      slots.push_back(*slot);
+    }
+  }
+  for (PVal* a : args) slots.push_back(a);
+  return true;
+}
+
+bool Specializer::has_views(PVal* v, int depth) {
+  if (depth > 64) return true;  // deep partially static data: assume so (only costs a peel)
+  switch (v->kind) {
+    case PKind::Dyn: {
+      if (v->opaque) return false;
+      Fact* f = fact_of(v->var);
+      return f && f->epoch == epoch_ && (f->field[0] || f->field[1]);
+    }
+    case PKind::Pair:
+      return !v->escaped && (has_views(v->car, depth + 1) || has_views(v->cdr, depth + 1));
+    case PKind::Vector:
+      if (v->escaped) return false;
+      for (PVal* x : *v->items)
+        if (has_views(x, depth + 1)) return true;
+      return false;
+    case PKind::Closure:
+      for (Var* x : lambda_free_vars(st_, v->lam)) {
+        PVal** slot = v->env->find(x);
+        // (Closures among them — the closure itself, for a named let — are not looked into: a
+        // letrec group refers to itself.)
+        if (slot && *slot && (*slot)->kind != PKind::Closure && has_views(*slot, depth + 1)) return true;
+      }
+      return false;
+    default:
+      return false;
+  }
+}
+
+bool Specializer::repeats_outer_unfolding(const Callee& c, size_t clause, gc_vector<PVal*>& args) {
+  if (pending_.empty()) return false;
+  auto it = unfoldings_.find(c.lam);
+  if (it == unfoldings_.end() || it->second.empty() || it->second.front().world >= pending_.size()) return false;
+  KeyBuild mine;
+  mine.probe = true;
+  bool built = false;
+  // The nearest outer unfoldings first (an interpreted loop's is the enclosing world's), at
+  // most kOuterUnfoldingProbes of them: a deep chain of helpers each inside a static recursion
+  // would otherwise make every unfolding scan all of them.
+  int probes = 0;
+  for (size_t k = it->second.size(); k-- > 0;) {
+    Unfolding& u = it->second[k];
+    if (u.world >= pending_.size()) continue;  // this world's own unfoldings: a static recursion
+    if (++probes > kOuterUnfoldingProbes) break;
+    // An outer call that knew fields read by residual code cannot enter a helper made here
+    // (loop_helper): its key there has views this world cannot see.
+    if (u.views) continue;
+    if (u.clause != clause || u.c.runtime != c.runtime || u.c.closure != c.closure) continue;
+    // Different static arguments: neither key is the other's or more general (an
+    // interpreter's unfoldings mostly differ in the expression).
+    bool differ = false;
+    for (size_t i = 0; i < args.size() && i < u.args->size() && !differ; i++) {
+      PVal* a = args[i];
+      PVal* b = (*u.args)[i];
+      differ = a->kind == PKind::Static && b->kind == PKind::Static && a->value != b->value &&
+               !(frozen(a->value) && frozen(b->value) && equal(a->value, b->value));
+    }
+    if (differ) continue;
+    if (u.keyed == 0) {
+      // The outer call's key, made here: what this world's facts say about the outer world's
+      // variables is nothing, so it is at most more general than the key made there.
+      gc_vector<PVal*> slots;
+      KeyBuild theirs;
+      theirs.probe = true;
+      u.keyed = 2;
+      if (call_slots(u.c, *u.args, slots) && build_key(u.c, clause, slots, theirs, true)) {
+        u.keyed = 1;
+        u.key = gc_new<gc_vector<KeyItem>>(theirs.items);
+        u.slot_start = gc_new<gc_vector<uint32_t>>(theirs.slot_start);
+      }
+    }
+    if (u.keyed != 1) continue;
+    if (!built) {
+      gc_vector<PVal*> slots;
+      if (!call_slots(c, args, slots) || !build_key(c, clause, slots, mine, true)) return false;
+      built = true;
+    }
+    if (u.key->size() == mine.items.size() && u.slot_start->size() == mine.slot_start.size()) {
+      bool same = true;
+      for (size_t i = 0; i < mine.items.size() && same; i++) same = item_equal((*u.key)[i], mine.items[i]);
+      if (same) return true;
+    }
+    // This call is more general than the outer one: its helper is the outer call's loop too.
+    KeyBuild theirs;
+    theirs.items = *u.key;
+    theirs.slot_start = *u.slot_start;
+    if (covers(mine.items, mine.slot_start, theirs)) return true;
+  }
+  return false;
 }
 
 bool Specializer::generalize_call_to(Entry* v, gc_vector<PVal*>& slots, const KeyBuild& kb, std::vector<bool>& at) {
@@ -726,10 +828,15 @@ Entry* Specializer::loop_helper(const Callee& c, size_t clause, gc_vector<PVal*>
   KeyBuild kb;
   kb.probe = true;
   if (!build_key(c, clause, slots, kb, true)) return nullptr;
+  bool has_view = false;
+  for (const KeyItem& it : kb.items) has_view = has_view || it.tag == KeyItem::kView;
   for (size_t k = from; k < entries_.size(); k++) {
     Entry* e = entries_[k];
     if (e->dead || e->pending || e->lam != c.lam || e->clause != clause || e->runtime != c.runtime) continue;
-    if (e == lookup(kb, c.lam, clause, c.runtime) || covers(e, kb)) return e;
+    if (e == lookup(kb, c.lam, clause, c.runtime)) return e;
+    // A more general loop is entered only when this call knows no fields read by residual code
+    // (views): the loop would read them again (the KMP matcher's restarts would re-read text).
+    if (!has_view && covers(e, kb)) return e;
   }
   return nullptr;
 }

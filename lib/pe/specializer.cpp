@@ -474,7 +474,8 @@ PVal* Specializer::known_call(const Callee& c, gc_vector<PVal*>& args, bool forc
     for (size_t i = args.size(); i-- > cl->params.size();) rest = make_pair(args[i], rest);
     packed.push_back(rest);
   }
-  if (force_specialize || no_unfold_.count(c.lam) || (dyn_depth_ > 0 && !unfold_under_control(c)))
+  if (force_specialize || no_unfold_.count(c.lam) || (dyn_depth_ > 0 && !unfold_under_control(c)) ||
+      (dyn_depth_ == 0 && repeats_outer_unfolding(c, index, packed)))
     return specialize_call(c, index, packed);
   return unfold(c, index, packed);
 }
@@ -552,9 +553,18 @@ PVal* Specializer::unfold(const Callee& c, size_t clause, gc_vector<PVal*>& args
   }
   struct Depth {
     std::unordered_map<LambdaNode*, int>& m;
+    root_vector<Unfolding>& stack;
     LambdaNode* lam;
-    ~Depth() { m[lam]--; }
-  } guard{unfold_depth_, c.lam};
+    ~Depth() {
+      m[lam]--;
+      stack.pop_back();
+    }
+  } guard{unfold_depth_, unfoldings_[c.lam], c.lam};
+  uint64_t epoch0 = epoch_;
+  bool views0 = false;
+  for (PVal* a : args) views0 = views0 || has_views(a);
+  if (!c.runtime.is_true()) views0 = views0 || has_views(c.closure);
+  guard.stack.push_back(Unfolding{c, clause, &args, pending_.size(), views0});
   depth++;
   bool outermost = depth == 1;
   Block* saved_block = block_;
@@ -573,7 +583,8 @@ PVal* Specializer::unfold(const Callee& c, size_t clause, gc_vector<PVal*>& args
     // No peeled first iteration: when the unfolding made a loop of the same procedure (a helper
     // made inside it, whose key is this call's or more general), the unfolded copy of the first
     // iteration is dropped and the call enters the loop.
-    Entry* loop = loop_helper(c, clause, args, entries0);
+    // (A key made now has lost the fields read at the start if the epoch changed since.)
+    Entry* loop = views0 && epoch_ != epoch0 ? nullptr : loop_helper(c, clause, args, entries0);
     if (!loop) return r;
     block_ = saved_block;
     dyn_depth_ = saved_dyn;

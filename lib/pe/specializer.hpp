@@ -407,6 +407,35 @@ class Specializer : public ExprFunctor<PVal*(Node*, PEnv*)> {
   // more general: the loop an outermost unfolding entered (its first iteration need not stay
   // unfolded), or null.
   Entry* loop_helper(const Callee& c, size_t clause, gc_vector<PVal*>& args, size_t from);
+  // Unfoldings in progress, per lambda, outermost first, each with the helper depth
+  // (pending_.size()) it runs at. A helper's body that is about to unfold a call repeating one
+  // of them from an outer world (an interpreter's loop helper, keyed on the call expression,
+  // unfolding the callee's body that the outer world is unfolding) makes that call a helper
+  // instead: the outer unfolding then finds it as its loop (loop_helper) and enters it, so its
+  // first iteration is not peeled.
+  struct Unfolding {
+    Callee c;
+    size_t clause;
+    gc_vector<PVal*>* args;
+    size_t world;
+    bool views;  // an argument held fields read by residual code when it started (has_views)
+    // Its key as an inner world sees it (built at the first comparison; 0 not yet, 1 built,
+    // 2 not keyable). The outer world's facts are invisible in every inner world, so it does
+    // not change with the world; an object escaping since only makes the real key more
+    // general, and the key only decides whether a call becomes a helper — always sound.
+    uint8_t keyed = 0;
+    gc_vector<KeyItem>* key = nullptr;
+    gc_vector<uint32_t>* slot_start = nullptr;
+  };
+  std::unordered_map<LambdaNode*, root_vector<Unfolding>> unfoldings_;  // scanned: keys are GC data
+  bool repeats_outer_unfolding(const Callee& c, size_t clause, gc_vector<PVal*>& args);
+  // Whether `v` holds a dynamic pair whose fields residual code read in this epoch (a key would
+  // encode it as a view). Such knowledge lasts until the epoch changes: a key made at the end
+  // of an unfolding may have lost it, so loop_helper does not compare it with the start.
+  bool has_views(PVal* v, int depth = 0);
+  // The slots of a call to `c` (the evaluator closure's free variables, then the arguments);
+  // false when a free variable is not initialized yet.
+  bool call_slots(const Callee& c, gc_vector<PVal*>& args, gc_vector<PVal*>& slots);
   Entry* cover_ = nullptr;  // the helper the next specialize_call is generalized to, if it can be
   // A call whose callee and arguments are all static, run by the real evaluator
   // (static_run.hpp): its value, or the call left residual; null when it does not apply.
@@ -452,7 +481,8 @@ class Specializer : public ExprFunctor<PVal*(Node*, PEnv*)> {
   // Whether helper `v`'s key is more general than the call keyed in `kb` (it has holes in every
   // part where they differ), and generalizing the call to it (its differing parts made holes,
   // marked in `at`); false when it is not, or nothing changed.
-  bool covers(Entry* v, const KeyBuild& kb);
+  bool covers(Entry* v, const KeyBuild& kb) { return covers(v->key, v->slot_start, kb); }
+  bool covers(const gc_vector<KeyItem>& key, const gc_vector<uint32_t>& slot_start, const KeyBuild& kb);
   bool generalize_call_to(Entry* v, gc_vector<PVal*>& slots, const KeyBuild& kb, std::vector<bool>& at);
   // Makes the parts of slot `s` at the given key items dynamic, in place (static leaves of a
   // partially static object become variables bound where the object was made, objects escape).

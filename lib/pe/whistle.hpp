@@ -2,25 +2,30 @@
 // embedding of helper keys (Higman, Kruskal; Sørensen and Glück's supercompiler whistle).
 //
 // A helper key is a tuple of slots, each the static skeleton of one argument (specializer.hpp,
-// KeyItem): partially static pairs, vectors and closures with their fields, frozen data (itself
-// a tree of pairs and vectors), holes for dynamic values. Key A is EMBEDDED in key B when every
+// KeyItem): partially static pairs, vectors and closures with their fields, frozen data, holes
+// for dynamic values. Key A is EMBEDDED in key B when every
 // slot of A embeds in the same slot of B, where a tree a embeds in b if
 //   - both are atoms and a "is no bigger than" b (below), or
 //   - a embeds in one of b's children (diving), or
 //   - a and b have the same constructor (pair, vector of one length, closure of one lambda) and
 //     each child of a embeds in the same child of b (coupling).
-// Atoms: holes embed in holes; characters, booleans, symbols, '() and identities (mutable
-// static objects) only in themselves; integers in integers of the same sign and at least the
-// same magnitude once their magnitude reaches kEmbedIntegerFloor (below it, only in
-// themselves: bounded indices such as a pattern position stay apart); other numbers in any
-// number of their kind; strings like integers, by length.
+// Atoms: holes embed in holes; characters, booleans, symbols, '(), identities (mutable
+// static objects) and frozen pairs and vectors (program text, a pattern: taken whole) only in
+// themselves; integers in integers of the same sign and at least the same magnitude once their
+// magnitude reaches kEmbedIntegerFloor (below it, only in themselves: bounded indices such as a
+// pattern position stay apart); other numbers in any number of their kind; strings like
+// integers, by length. Frozen data is atomic because during one request it comes from a finite
+// set (the literals and static arguments: static runs and folds yield only data frozen before
+// the request), so it never grows; taken apart, a piece of program text would embed in every
+// larger piece holding it — an interpreter's loop body in the expressions of its own arms — and
+// the whistle would generalize the program away.
 //
 // Embedding is a well-quasi-order on the keys that occur in practice: every infinite sequence of
 // keys has an earlier key embedded in a later one, so a chain of nested helpers of one clause
-// that never repeats a key is cut after finitely many steps; bounded data (an interpreter's
-// program points, the suffixes of a static pattern) never embeds a smaller piece of itself and
-// stays static however large, while data that grows (a list being built, a counter past the
-// floor) is generalized at once.
+// that never repeats a key is cut after finitely many steps (frozen data is a finite alphabet);
+// bounded data (an interpreter's program points, the suffixes of a static pattern) stays static
+// however large, while data that grows (a list being built, a counter past the floor) is
+// generalized at once.
 #pragma once
 
 #include <cstdint>
@@ -42,11 +47,11 @@ bool key_embedded(const gc_vector<KeyItem>& a, const gc_vector<uint32_t>& a_slot
                   const std::function<size_t(LambdaNode*)>& arity);
 
 // The rigid atoms of a key, sorted: atoms that embed only in themselves (symbols, characters,
-// booleans, '(), identities, integers below kEmbedIntegerFloor, short strings), including the
-// leaves of its frozen data. An embedding maps distinct leaves to distinct leaves and a rigid
-// atom only to an equal one, so a key whose rigid atoms are not a sub-multiset of another's
-// does not embed in it — a test that costs a sort instead of the product of the keys' sizes.
-// False (and `out` meaningless) when the key's data is too large to list.
+// booleans, '(), identities, frozen data, integers below kEmbedIntegerFloor, short strings). An
+// embedding maps distinct leaves to distinct leaves and a rigid atom only to an equal one, so a
+// key whose rigid atoms are not a sub-multiset of another's does not embed in it — a test that
+// costs a sort instead of the product of the keys' sizes. False (and `out` meaningless) when
+// the key's data is too large to list.
 bool rigid_atoms(const gc_vector<KeyItem>& key, gc_vector<uint64_t>& out);
 
 }  // namespace quasi::pe

@@ -65,10 +65,62 @@
 (define srev (specialize* rev '((1 . ()))))
 (test "an accumulator loop is entered with the initial value" #t (enters-loop? srev))
 (test "... and agrees" (rev '(1 2 3) '()) (srev '(1 2 3)))
+;; A named let is entered too (its closure refers to itself: that is not read knowledge).
+(define (sum-to text k) (let loop ((s 0) (c 0)) (if (>= s k) c (loop (+ s 1) (+ c s (string-length text))))))
+(define ssum (specialize sum-to))
+(test "a named let over static counters is entered" #t (enters-loop? ssum))
+(for-each (lambda (k) (test "... and agrees" (sum-to "ab" k) (ssum "ab" k))) '(0 1 2 10))
+(define (count-a text)
+  (let ((last (string-length text)))
+    (let loop ((s 0) (c 0)) (if (>= s last) c (loop (+ s 1) (if (char=? (string-ref text s) #\a) (+ c 1) c))))))
+(define scount (specialize count-a))
+(test "a named let reading a string is entered" #t (enters-loop? scount))
+(for-each (lambda (t) (test "... and agrees" (count-a t) (scount t))) '("" "a" "b" "abca" "aaa"))
 ;; Effects of the first iteration happen once, in the loop.
 (define (shout l out) (if (null? l) out (begin (write-char (car l) out) (shout (cdr l) out))))
 (define sshout (specialize shout))
 (test "effects of the first iteration happen once" "abc"
       (let ((o (open-output-string))) (sshout '(#\a #\b #\c) o) (get-output-string o)))
+
+;; An interpreter's loop: the interpreted `if`'s arm is specialized at the *call expression* of
+;; the recursion (a helper per arm) and that helper unfolds the callee's body — the same body the
+;; first, unfolded, call is unfolding in an outer world. That repeat is made a helper of its own,
+;; which the first call then enters: no test of the interpreted loop is left outside it.
+(define (lookup x names vals) (if (eq? x (car names)) (car vals) (lookup x (cdr names) (cdr vals))))
+(define (find-fun f prog) (if (eq? f (car (car prog))) (car prog) (find-fun f (cdr prog))))
+(define (ev-args args names vals prog)
+  (if (null? args) '() (cons (ev (car args) names vals prog) (ev-args (cdr args) names vals prog))))
+(define (ev e names vals prog)
+  (cond ((number? e) e)
+        ((symbol? e) (lookup e names vals))
+        (else
+         (let ((op (car e)))
+           (cond ((eq? op 'add) (+ (ev (cadr e) names vals prog) (ev (caddr e) names vals prog)))
+                 ((eq? op 'sub) (- (ev (cadr e) names vals prog) (ev (caddr e) names vals prog)))
+                 ((eq? op 'lt) (if (< (ev (cadr e) names vals prog) (ev (caddr e) names vals prog)) 1 0))
+                 ((eq? op 'eq) (if (= (ev (cadr e) names vals prog) (ev (caddr e) names vals prog)) 1 0))
+                 ((eq? op 'if) (if (= (ev (cadr e) names vals prog) 0)
+                                   (ev (cadddr e) names vals prog)
+                                   (ev (caddr e) names vals prog)))
+                 ((eq? op 'call) (let ((fun (find-fun (cadr e) prog)))
+                                   (ev (caddr fun) (cadr fun) (ev-args (cddr e) names vals prog) prog)))
+                 (else 0))))))
+(define (run-program prog input) (let ((entry (car prog))) (ev (caddr entry) (cadr entry) (list input) prog)))
+(define (no-if-outside-helpers? p)  ; the residual's body (inside the letrec*) tests nothing
+  (let ((body (loop-body (residual p)))) (and body (not (memq 'if (walk body))))))
+(define mod-prog '((main (n) (call mod n 12)) (mod (a b) (if (lt a b) a (call mod (sub a b) b)))))
+(define smod (specialize run-program mod-prog))
+(test "an interpreted loop is entered, not peeled" #t (enters-loop? smod))
+(test "... one helper: the loop" 1 (length (helper-names (residual smod))))
+(for-each (lambda (n) (test "... and agrees" (run-program mod-prog n) (smod n))) '(0 5 11 12 13 30 100 1000))
+(define fib-prog '((main (n) (add (call fib (call mod n 12)) (call sumto n 0)))
+                   (fib (n) (if (lt n 2) n (add (call fib (sub n 1)) (call fib (sub n 2)))))
+                   (sumto (n acc) (if (eq n 0) acc (call sumto (sub n 1) (add acc n))))
+                   (mod (a b) (if (lt a b) a (call mod (sub a b) b)))))
+(define sfib (specialize run-program fib-prog))
+(test "three interpreted loops, none peeled" #t (no-if-outside-helpers? sfib))
+(test "... three helpers" 3 (length (helper-names (residual sfib))))
+(for-each (lambda (n) (test "... and agrees" (run-program fib-prog n) (sfib n))) '(0 1 2 11 12 25 49))
+(test "... and raises as the original on a bad input" 'raised (guard (e (#t 'raised)) (sfib 'x)))
 
 (test-end)

@@ -1,5 +1,6 @@
-// White-box tests of the partial evaluator's whistle (lib/pe/whistle.hpp): the rigid-atom filter
-// that skips most embedding tests must never reject a pair of keys that embed.
+// White-box tests of the partial evaluator's whistle (lib/pe/whistle.hpp): what embeds (counters
+// past the floor, not pieces of program text), and the rigid-atom filter that skips most
+// embedding tests never rejects a pair of keys that embed.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -106,35 +107,47 @@ TEST_CASE("pe whistle: the rigid-atom filter never rejects keys that embed", "[p
   quasi::bridge::destroy_engine(e);
 }
 
-TEST_CASE("pe whistle: a counter below the floor is rejected by the filter, past it embeds", "[pe][whistle]") {
+TEST_CASE("pe whistle: counters embed from the floor on; program text is atomic", "[pe][whistle]") {
   quasi::bridge::Engine* e = quasi::bridge::create_engine();
   auto arity = [](quasi::LambdaNode*) { return size_t(0); };
-  // The flowchart interpreter's store: ((i . N) (n . hole)) beside its frozen program text.
-  auto store = [](int64_t i, bool three = true) {
+  auto frozen = [](Value v) {
+    KeyItem it{KeyItem::kFrozen};
+    it.value = v;
+    return it;
+  };
+  KeyItem pair{KeyItem::kPair};
+  KeyItem hole{KeyItem::kHole};
+  // An interpreter's program: the loop body holds the expression of its own arm.
+  Value arm = quasi::list({quasi::intern("call"), quasi::intern("f"), quasi::intern("x")});
+  Value body = quasi::list({quasi::intern("if"), quasi::intern("c"), arm, quasi::intern("y")});
+  // Keys (expression, store) with the store ((i . N)) partially static.
+  auto key = [&](Value expr, int64_t i) {
     Key k;
     k.slots.push_back(0);
-    KeyItem pair{KeyItem::kPair};
-    KeyItem sym{KeyItem::kFrozen};
-    sym.value = quasi::intern("i");
-    KeyItem num{KeyItem::kFrozen};
-    num.value = quasi::make_fixnum(i);
-    KeyItem nil{KeyItem::kFrozen};
-    nil.value = quasi::kNil;
-    k.items = {pair, pair, sym, num, nil};
+    k.items.push_back(frozen(expr));
     k.slots.push_back(uint32_t(k.items.size()));
-    KeyItem prog{KeyItem::kFrozen};
-    prog.value = three ? quasi::list({quasi::intern("lt"), quasi::make_fixnum(3), quasi::intern("i")})
-                       : quasi::list({quasi::intern("lt"), quasi::intern("i")});
-    k.items.push_back(prog);
+    k.items.insert(k.items.end(), {pair, pair, frozen(quasi::intern("i")), frozen(quasi::make_fixnum(i)),
+                                   frozen(quasi::kNil)});
     return k;
   };
-  Key k5 = store(5), k6 = store(6), k64 = store(64), k70 = store(70), k3 = store(3, false);
-  CHECK(filter_rejects(k5, k6));
-  CHECK(!quasi::pe::key_embedded(k5.items, k5.slots, k6.items, k6.slots, arity));
-  // 3 occurs in the other key's program text: the filter cannot decide, the embedding test does.
-  CHECK(!filter_rejects(k3, k6));
-  CHECK(!quasi::pe::key_embedded(k3.items, k3.slots, k6.items, k6.slots, arity));
-  CHECK(!filter_rejects(k64, k70));
-  CHECK(quasi::pe::key_embedded(k64.items, k64.slots, k70.items, k70.slots, arity));
+  Key b5 = key(body, 5), b6 = key(body, 6), b64 = key(body, 64), b70 = key(body, 70), a64 = key(arm, 64);
+  // Below the floor a counter is a distinct atom: the filter alone decides.
+  CHECK(filter_rejects(b5, b6));
+  CHECK(!quasi::pe::key_embedded(b5.items, b5.slots, b6.items, b6.slots, arity));
+  // From the floor on it embeds by magnitude.
+  CHECK(!filter_rejects(b64, b70));
+  CHECK(quasi::pe::key_embedded(b64.items, b64.slots, b70.items, b70.slots, arity));
+  CHECK(!quasi::pe::key_embedded(b70.items, b70.slots, b64.items, b64.slots, arity));
+  // The arm's expression is a piece of the body's, but program text is not taken apart.
+  CHECK(filter_rejects(a64, b70));
+  CHECK(!quasi::pe::key_embedded(a64.items, a64.slots, b70.items, b70.slots, arity));
+  // Rigid atoms the filter cannot place: the embedding test decides.
+  Key x, y;
+  x.slots.push_back(0);
+  x.items = {pair, frozen(quasi::make_fixnum(3)), hole};
+  y.slots.push_back(0);
+  y.items = {pair, hole, frozen(quasi::make_fixnum(3))};
+  CHECK(!filter_rejects(x, y));
+  CHECK(!quasi::pe::key_embedded(x.items, x.slots, y.items, y.slots, arity));
   quasi::bridge::destroy_engine(e);
 }
