@@ -128,6 +128,8 @@ class Reverse : private ExprFunctor<Atom(Node*)> {
   Var* self_src_ = nullptr;     // the source's name for the closure itself (letrec self)
   Var* self_ = nullptr;         // maker parameter: the closure
   Var* jself_ = nullptr;        // the closure's J, for direct recursion
+  Var** fvs_ = nullptr;         // the closure's free variables (source), in its layout
+  size_t nfv_ = 0;
   Block* cur_ = nullptr;
   // Variables whose value may depend on the procedure's arguments or free variables (static
   // activity): only they get cotangents, and code that reads none of them is left as it is.
@@ -774,7 +776,16 @@ void Reverse::backward(Block& b, const Atom& result, Var* d, Adj& adj, gc_vector
         const char* car = maybe ? "%ad-car" : "car";
         Var* ga = out.push(gcall(maybe ? "%ad-cdr" : "cdr", {ref(g)}), intern("ga"));
         if (s.self_call) {
-          add(adj, order, out, self_, out.push(gcall(car, {ref(g)}), intern("d")));
+          // The closure called is this one, so its cotangent (a vector in this closure's layout)
+          // goes to this closure's free variables slot by slot: what adding it to dself would
+          // give, without a sum of vectors per call (a named let's loop).
+          Var* gs = out.push(gcall(car, {ref(g)}), intern("d"));
+          for (size_t k = 0; k < nfv_; k++) {
+            Var* fv = env_[fvs_[k]];
+            if (!active_.count(fv) || cell_vars_.count(fv)) continue;
+            add(adj, order, out, fv,
+                out.push(gcall("%ad-vector-ref", {ref(gs), cst(make_fixnum(int64_t(k)))}), intern("d")));
+          }
         } else if (s.fn.v) {
           add(adj, order, out, s.fn.v, out.push(gcall(car, {ref(g)}), intern("d")));
         }
@@ -880,6 +891,8 @@ LambdaNode* Reverse::maker(LambdaNode* src, Var** fvs, size_t nfv) {
     mc->params.push_back(v);
   }
   jself_ = make_var(intern("jself"));
+  fvs_ = fvs;
+  nfv_ = nfv;
   LambdaNode* j = gc_new<LambdaNode>(src->name, src->loc);
   for (LambdaClause* c : src->clauses) {
     LambdaClause* jc = gc_new<LambdaClause>();
