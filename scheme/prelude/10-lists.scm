@@ -1,28 +1,21 @@
 ;;; 10-lists.scm — list procedures written in Scheme (loaded into the core environment).
 ;;;
+;;; Loaded on first use (lib/engine/autoload.hpp); member, assoc and the error helpers are in
+;;; 08-member.scm, loaded at start-up, because member and assoc replace primitives that exist
+;;; before the prelude (a deferred file may only define names nothing bound).
+;;;
 ;;; Provides:
-;;;   member, assoc           (optional 3rd compare argument; the 2-argument forms stay the C++
-;;;                            primitives, captured as %member2 / %assoc2)
 ;;;   map, for-each           (1, 2 or n lists; stop at the shortest list)
 ;;;   append-map, filter-map
 ;;;   SRFI-1 subset: fold, fold-left (R6RS argument order), fold-right, reduce, filter, remove,
 ;;;   partition (2 values), delete, delete-duplicates, find, find-tail, any, every, count, last,
 ;;;   list-index, take, drop, take-while, drop-while, list-tabulate
 ;;;
-;;; Internal helpers (prefix %): %member2 %assoc2 %bad-list %bad-proc %check-end %cars %cdrs
+;;; Internal helpers (prefix %): %check-end %cars %cdrs; uses %bad-list and %bad-proc (08-member.scm)
 ;;;
 ;;; Results are accumulated in reverse and then copied with `reverse`, never built with
 ;;; set-cdr!, so a continuation captured inside a mapped procedure and re-entered later does
 ;;; not mutate lists returned earlier (R7RS 6.10, map).
-
-(define %member2 member)
-(define %assoc2 assoc)
-
-;; Error helpers. Messages follow the engine's shape: "map: expected a list, got 5".
-(define (%bad-list who x)
-  (error (string-append who ": expected a list, got") x))
-(define (%bad-proc who x)
-  (error (string-append who ": expected a procedure, got") x))
 
 ;; After a loop stopped at a non-pair: () is a normal end, anything else is an improper list.
 (define (%check-end who l)
@@ -45,32 +38,6 @@
     (if (null? ls)
         (reverse acc)
         (loop (cdr ls) (cons (cdr (car ls)) acc)))))
-
-;; ---- member / assoc with a compare procedure ----------------------------------------------
-
-(define member
-  (case-lambda
-    ((x l) (%member2 x l))
-    ((x l same?)
-     (if (not (procedure? same?)) (%bad-proc "member" same?))
-     (let loop ((p l))
-       (cond ((pair? p) (if (same? x (car p)) p (loop (cdr p))))
-             ((null? p) #f)
-             (else (%bad-list "member" l)))))))
-
-(define assoc
-  (case-lambda
-    ((x l) (%assoc2 x l))
-    ((x l same?)
-     (if (not (procedure? same?)) (%bad-proc "assoc" same?))
-     (let loop ((p l))
-       (cond ((pair? p)
-              (let ((entry (car p)))
-                (if (not (pair? entry))
-                    (error "assoc: expected an association list, got" l))
-                (if (same? x (car entry)) entry (loop (cdr p)))))
-             ((null? p) #f)
-             (else (%bad-list "assoc" l)))))))
 
 ;; ---- map / for-each --------------------------------------------------------------------------
 

@@ -10,7 +10,7 @@
 ;;;
 ;;; Internal helpers (prefix %): %min-length
 ;;;
-;;; Needs from 10-lists.scm: %bad-proc.
+;;; Needs from 08-member.scm: %bad-proc.
 
 ;; The smallest (len x) over the non-empty list `xs`, checking each with `ok?`.
 (define (%min-length who what ok? len xs)

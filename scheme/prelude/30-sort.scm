@@ -13,7 +13,7 @@
 ;;; work too. All sorts are stable: equal elements keep their relative order.
 ;;;
 ;;; Internal helpers (prefix %): %sort-args %merge %reverse-onto %sort-list
-;;; Needs from 10-lists.scm: %bad-proc, %bad-list.
+;;; Needs from 08-member.scm: %bad-proc, %bad-list.
 
 ;; The sorts never mutate a pair or a variable once less? has been called: a continuation
 ;; captured in less? may be re-entered, and every re-entry sees the lists as they were.
