@@ -1,5 +1,5 @@
-// Prelude files loaded on first use (lib/engine/autoload.hpp: comparators, automatic
-// differentiation, hash tables, format): their names behave as if the files had loaded at start-up — for the embedding
+// Prelude files loaded on first use (lib/engine/autoload.hpp: lists, sequences, sort, force,
+// ports, comparators, automatic differentiation, hash tables, format): their names behave as if the files had loaded at start-up — for the embedding
 // API's lookups and globals(), library exports, warnings — and loading one is the engine's work,
 // not charged to the evaluation that first used a name (its step and memory limits).
 #include <quasi/quasi.hpp>
@@ -91,4 +91,38 @@ TEST_CASE("autoload: no warnings about the prelude's own text", "[api][autoload]
   Engine engine(o);
   engine.eval("(define (f x) (hash-table-count x)) (f (make-hash-table)) (format #f \"~a\" ((grad (lambda (x) x)) 1.0))");
   CHECK(warnings.empty());
+}
+
+TEST_CASE("autoload: the list, sequence, sort, promise and port files load on first use", "[api][autoload][limits]") {
+  {
+    Engine engine;
+    CHECK(has(engine.globals("fold-r"), "fold-right"));
+    CHECK(has(engine.globals("vector-so"), "vector-sort!"));
+    CHECK(engine.contains("with-output-to-string"));
+    // member and assoc (08-member.scm) are loaded at start-up: their compare argument works.
+    CHECK(engine.eval("(member 2.0 '(1 2 3) =)").to_string() == "(2 3)");
+    CHECK(engine.eval("(assoc \"B\" '((\"a\" . 1) (\"b\" . 2)) string-ci=?)").to_string() == "(\"b\" . 2)");
+  }
+  {
+    // First uses under tight limits: the files' loading is the engine's work.
+    Engine::Options o;
+    o.step_limit = 5000;
+    o.memory_limit = 200 << 10;
+    Engine engine(o);
+    CHECK(engine.eval("(map + '(1 2) '(10 20))").to_string() == "(11 22)");
+    CHECK(engine.eval("(sort '(3 1 2) <)").to_string() == "(1 2 3)");
+    CHECK(engine.eval("(string-map char-upcase \"ab\")").as<std::string>() == "AB");
+    CHECK(engine.eval("(force (delay (+ 1 2)))").as<int>() == 3);
+    CHECK(engine.eval("(with-output-to-string (lambda () (write 'x)))").as<std::string>() == "x");
+  }
+  {
+    // From C++ first.
+    Engine engine;
+    CHECK(engine.call("last", engine.eval("'(1 2 3)")).as<int>() == 3);
+  }
+  {
+    // Through a library's export.
+    Engine engine;
+    CHECK(engine.run_program("(import (scheme base)) (apply + (map (lambda (x) (* x x)) '(1 2 3)))").as<int>() == 14);
+  }
 }
