@@ -50,8 +50,12 @@ inline void* gc_alloc_atomic(size_t bytes) {
 // GC_malloc_many refills a block at a time: a pop instead of a trip through GC_malloc. The lists
 // live in uncollectable (scanned) memory, so objects waiting in them are never reclaimed.
 constexpr size_t kSmallObjectWords = 8;
+// Continuations (vm/stack.cpp: a few words of stack and a frame or two after a 11-word header)
+// take objects of up to this many words from the lists too: GC_malloc's thread-local path costs
+// about 50 instructions, and callcc makes two of them per generated element.
+constexpr size_t kSmallListWords = 32;
 struct SmallFreeLists {
-  void* lists[kSmallObjectWords + 1];  // by size in words
+  void* lists[kSmallListWords + 1];  // by size in words
 };
 // Constant-initialized, so access is a plain TLS load (no wrapper call).
 inline thread_local SmallFreeLists* tl_free_lists = nullptr;
@@ -61,7 +65,7 @@ void* refill_small(size_t words);
 // inline and calls the runtime only when a list is empty).
 SmallFreeLists* thread_free_lists();
 
-// Scanned memory of `bytes` (at most kSmallObjectWords words), zeroed except the first word.
+// Scanned memory of `bytes` (at most kSmallListWords words), zeroed except the first word.
 inline void* gc_alloc_small(size_t bytes) {
   size_t words = (bytes + 7) / 8;
   SmallFreeLists* fl = tl_free_lists;

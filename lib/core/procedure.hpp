@@ -60,28 +60,29 @@ struct Closure : Object {  // payload: number of free values
 
 // A captured continuation: the used part of the VM stack and of the frame stack, and where to
 // resume. A capture copies only what changed since the continuation captured or reinstated last
-// (vm/stack.cpp): stack[stack_base..nstack) and frames[frame_base..nframes) are copied here, and
-// everything below them is `parent`'s (which may in turn hold only its own top part). So a
-// capture deep in a recursion that captures at every level copies one level, and re-entry
-// copies the chain's segments back. An escape-only continuation (%call/ec) copies nothing: stack
-// is null, and it can only return to frames still on the stack (frames points to a copy of the
-// top one of the first nframes, checked when it is invoked).
+// (vm/stack.cpp): stack[stack_base..nstack) and frames[frame_base..nframes) are copied into the
+// object, right after it (stack(), frames()), and everything below them is `parent`'s (which may
+// in turn hold only its own top part). So a capture deep in a recursion that captures at every
+// level copies one level, and re-entry copies back only the segments that differ from what the
+// stacks still hold. An escape-only continuation (%call/ec) copies nothing (depth -1): it can
+// only return to frames still on the stack (frames() is a copy of the top one of the first
+// nframes, checked when it is invoked). Sizes are int32: the stacks are smaller (vm/stack.cpp).
 struct Continuation : Object {
-  Value* stack;           // copy of stack[stack_base..nstack); null: escape-only
-  int64_t nstack;
-  Frame* frames;          // copy of frames[frame_base..nframes)
-  int64_t nframes;
-  int64_t stack_base;     // below these, parent's (both 0 without a parent)
-  int64_t frame_base;
+  int32_t nstack, nframes;         // the used stacks at the capture
+  int32_t stack_base, frame_base;  // below these, parent's (both 0 without a parent)
+  int32_t resume_fp, resume_top, resume_dst;
+  int32_t depth;                   // links below this one in the chain; -1: escape-only
   Continuation* parent;
   const Insn* resume_pc;  // null: deliver the value by returning from the top frame
-  int64_t resume_fp;
-  int64_t resume_top;
-  int64_t resume_dst;
   Proto* resume_proto;
   uint64_t run_id;        // the C++ -> Scheme call (Vm::apply) whose frames these are
   Value winders;          // the dynamic-wind list (%winders) when captured
   Value handlers;         // the exception handler stack (%handlers) when captured
+  bool escape_only() const { return depth < 0; }
+  Value* stack() { return reinterpret_cast<Value*>(this + 1); }  // stack[stack_base..nstack)
+  Frame* frames() {                                              // frames[frame_base..nframes)
+    return reinterpret_cast<Frame*>(stack() + (escape_only() ? 0 : nstack - stack_base));
+  }
 };
 inline bool is_continuation(Value v) { return has_type(v, Type::Continuation); }
 

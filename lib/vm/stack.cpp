@@ -165,9 +165,9 @@ void VmImpl::reset() {
 // full continuation and an escape-only one.
 void VmImpl::set_resume_point(Continuation* k, const Insn* ret_pc, int64_t dst, bool tail) {
   k->resume_pc = tail ? nullptr : ret_pc;
-  k->resume_fp = fp;
-  k->resume_top = top;
-  k->resume_dst = dst;
+  k->resume_fp = int32_t(fp);
+  k->resume_top = int32_t(top);
+  k->resume_dst = int32_t(dst);
   k->resume_proto = cur_proto;
   k->run_id = run_id;
   k->winders = winders_cell == kFalse ? kNil : winders_cell.as<GlobalCell>()->value;
@@ -176,9 +176,26 @@ void VmImpl::set_resume_point(Continuation* k, const Insn* ret_pc, int64_t dst, 
 
 namespace {
 // The continuation in k's chain that holds frame i (i < k->nframes).
-const Frame& frame_in_chain(const Continuation* k, int64_t i) {
+const Frame& frame_in_chain(Continuation* k, int64_t i) {
   while (i < k->frame_base) k = k->parent;
-  return k->frames[i - k->frame_base];
+  return k->frames()[i - k->frame_base];
+}
+
+// The copies are a few words or frames at a time: a loop beats a call of memcpy there.
+template <class T>
+void copy_items(T* dst, const T* src, int64_t n) {
+  if (n > 16) {
+    std::memcpy(static_cast<void*>(dst), src, sizeof(T) * size_t(n));
+    return;
+  }
+  for (int64_t i = 0; i < n; i++) dst[i] = src[i];
+}
+
+// Where the stack still holds shared_k's content (vm_impl.hpp): below the lowest frame that has
+// run since it became current.
+int64_t shared_stack_bound(Continuation* s, int64_t low_frame) {
+  int64_t b = low_frame < s->nframes ? frame_in_chain(s, low_frame).fp : s->resume_fp;
+  return std::min<int64_t>(b, s->nstack);
 }
 }  // namespace
 
@@ -190,9 +207,8 @@ Value VmImpl::capture(int64_t nfp, const Insn* ret_pc, int64_t dst, bool tail, u
   Continuation* parent = shared_k;
   int64_t sbase = 0, fbase = 0;
   if (parent) {
-    fbase = std::min({low_frame, parent->nframes, nframes});
-    sbase = low_frame < parent->nframes ? frame_in_chain(parent, low_frame).fp : parent->resume_fp;
-    sbase = std::min({sbase, parent->nstack, nstack});
+    fbase = std::min({low_frame, int64_t(parent->nframes), nframes});
+    sbase = std::min(shared_stack_bound(parent, low_frame), nstack);
     // A link that holds nothing below the bases is skipped, so chains stay as short as the
     // number of distinct segments.
     while (parent && parent->stack_base >= sbase && parent->frame_base >= fbase) parent = parent->parent;
@@ -206,17 +222,17 @@ Value VmImpl::capture(int64_t nfp, const Insn* ret_pc, int64_t dst, bool tail, u
     for (int64_t i = fbase; i < nframes; i++)
       if (frames[i].session == session) frames[i].session = session | kFrameMarked;
   // One block: the object, then the stack segment, then the frames segment.
-  Continuation* k = gc_alloc_object<Continuation>(
-      Type::Continuation, sizeof(Continuation) + sizeof(Value) * ns + sizeof(Frame) * nf);
-  k->stack = reinterpret_cast<Value*>(k + 1);
-  std::memcpy(k->stack, stack + sbase, sizeof(Value) * ns);
-  k->nstack = nstack;
-  k->frames = reinterpret_cast<Frame*>(k->stack + ns);
-  std::memcpy(static_cast<void*>(k->frames), frames + fbase, sizeof(Frame) * nf);
-  k->nframes = nframes;
-  k->stack_base = sbase;
-  k->frame_base = fbase;
+  size_t bytes = sizeof(Continuation) + sizeof(Value) * size_t(ns) + sizeof(Frame) * size_t(nf);
+  Continuation* k = static_cast<Continuation*>(bytes <= kSmallListWords * 8 ? gc_alloc_small(bytes) : gc_alloc(bytes));
+  k->header = make_header(Type::Continuation, 0);
+  k->nstack = int32_t(nstack);
+  k->nframes = int32_t(nframes);
+  k->stack_base = int32_t(sbase);
+  k->frame_base = int32_t(fbase);
   k->parent = parent;
+  k->depth = parent ? parent->depth + 1 : 0;
+  copy_items(k->stack(), stack + sbase, ns);
+  copy_items(k->frames(), frames + fbase, nf);
   set_resume_point(k, ret_pc, dst, tail);
   shared_k = k;
   low_frame = nframes;
@@ -227,22 +243,23 @@ Value VmImpl::capture(int64_t nfp, const Insn* ret_pc, int64_t dst, bool tail, u
 // the first nframes is kept, to check at the escape that they are still the same frames.
 Value VmImpl::capture_escape(const Insn* ret_pc, int64_t dst, bool tail) {
   Continuation* k = gc_alloc_object<Continuation>(Type::Continuation, sizeof(Continuation) + sizeof(Frame));
-  k->stack = nullptr;
   k->nstack = 0;
-  k->frames = reinterpret_cast<Frame*>(k + 1);
-  if (nframes > 0) k->frames[0] = frames[nframes - 1];
-  k->nframes = nframes;
+  k->stack_base = k->frame_base = 0;
+  k->depth = -1;
+  k->parent = nullptr;
+  k->nframes = int32_t(nframes);
+  if (nframes > 0) k->frames()[0] = frames[nframes - 1];
   set_resume_point(k, ret_pc, dst, tail);
   return make_ptr(k);
 }
 
 const Insn* VmImpl::reinstate(Continuation* k, Value v) {
-  if (!k->stack) {
+  if (k->escape_only()) {
     auto same = [](const Frame& a, const Frame& b) {
       return a.pc == b.pc && a.fp == b.fp && a.top == b.top && a.dst == b.dst && a.proto == b.proto &&
              (a.session & ~kFrameMarked) == (b.session & ~kFrameMarked);
     };
-    if (nframes < k->nframes || (k->nframes > 0 && !same(frames[k->nframes - 1], k->frames[0])))
+    if (nframes < k->nframes || (k->nframes > 0 && !same(frames[k->nframes - 1], k->frames()[0])))
       throw_condition("error", "continuation", "an escape continuation was called after its extent ended");
     restore_limits();
     ensure_stack(k->resume_top);
@@ -256,17 +273,43 @@ const Insn* VmImpl::reinstate(Continuation* k, Value v) {
     return k->resume_pc;
   }
   restore_limits();
-  ensure_stack(std::max(k->nstack, k->resume_top));
+  ensure_stack(std::max<int64_t>(k->nstack, k->resume_top));
+  // What the stacks already hold of k is not copied: shared_k's content is still in place below
+  // shared_stack_bound and low_frame, and where shared_k's chain and k's meet in a common link A,
+  // both are A's content below the bases of the links above A in either chain.
+  int64_t sdone = 0, fdone = 0;
+  if (Continuation* a = shared_k) {
+    int64_t sa = shared_stack_bound(a, low_frame), fa = std::min<int64_t>(low_frame, a->nframes);
+    int64_t sk = k->nstack, fk = k->nframes;
+    Continuation* b = k;
+    while (a && b && a != b) {
+      if (a->depth >= b->depth) {
+        sa = std::min<int64_t>(sa, a->stack_base);
+        fa = std::min<int64_t>(fa, a->frame_base);
+        a = a->parent;
+      } else {
+        sk = std::min<int64_t>(sk, b->stack_base);
+        fk = std::min<int64_t>(fk, b->frame_base);
+        b = b->parent;
+      }
+    }
+    if (a && a == b) {
+      sdone = std::min(sa, sk);
+      fdone = std::min(fa, fk);
+    }
+  }
   // Each link of the chain gives its segment of what is below the links above it.
   int64_t sl = k->nstack, fl = k->nframes;
-  for (const Continuation* c = k; c && (sl > 0 || fl > 0); c = c->parent) {
-    if (sl > c->stack_base) {
-      std::memcpy(stack + c->stack_base, c->stack, sizeof(Value) * (sl - c->stack_base));
-      sl = c->stack_base;
+  for (Continuation* c = k; c && (sl > sdone || fl > fdone); c = c->parent) {
+    int64_t lo = std::max<int64_t>(c->stack_base, sdone);
+    if (sl > lo) {
+      copy_items(stack + lo, c->stack() + (lo - c->stack_base), sl - lo);
+      sl = lo;
     }
-    if (fl > c->frame_base) {
-      std::memcpy(static_cast<void*>(frames + c->frame_base), c->frames, sizeof(Frame) * (fl - c->frame_base));
-      fl = c->frame_base;
+    lo = std::max<int64_t>(c->frame_base, fdone);
+    if (fl > lo) {
+      copy_items(frames + lo, c->frames() + (lo - c->frame_base), fl - lo);
+      fl = lo;
     }
   }
   shared_k = k;

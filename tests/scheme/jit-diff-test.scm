@@ -822,6 +822,84 @@
                                (reverse outs))))))
                   (* 4 n))))))
 
+;; Continuations that machine code captures and re-enters itself (lib/jit/README.md,
+;; "Continuations"): call/cc reached through calls of global procedures (machine calls, whose
+;; frames a capture marks), generators built from two continuations, one continuation re-entered
+;; many times from a loop, escapes out of a procedure C++ calls (a hash function). Each program
+;; is (begin definitions... (lambda (x y z) ...)) with fresh global names.
+(define (jd-shape-machine-k)
+  (let ((f (jd-fresh "jd-mk-f")) (g (jd-fresh "jd-mk-g")) (s (jd-fresh "jd-mk-s"))
+        (n (+ 2 (jd-rand 40))))
+    (case (jd-rand 5)
+      ((0) (cons `(begin
+                    (define ,s #f)
+                    (define (,g i) ,(if (jd-chance 50)
+                                        `(call/cc (lambda (k) (set! ,s (cons k ,s)) i))
+                                        `(+ 1 (call/cc (lambda (k) (set! ,s (cons k ,s)) i)))))
+                    (lambda (x y z)
+                      (set! ,s '())
+                      (let ((outs '()) (round 0))
+                        (let ((r (let loop ((i 0) (acc x))
+                                   (if (= i ,n) acc (loop (+ i 1) (,(jd-pick '(+ - max)) acc (,g i)))))))
+                          (set! outs (cons r outs))
+                          (set! round (+ round 1))
+                          (if (< round ,(+ 2 (jd-rand 5)))
+                              ((list-ref (reverse ,s) (modulo (* round 3) ,n)) (* round ,(jd-pick '(10 y 0.5))))
+                              (reverse outs))))))
+                 (* 6 n)))
+      ((1) (cons `(begin
+                    (define (,f lst)
+                      (define return #f)
+                      (define resume #f)
+                      (define (start)
+                        (let loop ((l lst))
+                          (if (pair? l)
+                              (begin (call/cc (lambda (k) (set! resume k) (return (car l))))
+                                     (loop (cdr l)))
+                              #f))
+                        (return 'done))
+                      (lambda () (call/cc (lambda (r) (set! return r) (if resume (resume #f) (start))))))
+                    (define (,g gen acc)
+                      (let ((v (gen)))
+                        (if (eq? v 'done) acc (,g gen ,(jd-gen-num '((acc . num) (v . int)) 1)))))
+                    (lambda (x y z)
+                      (,g (,f (let loop ((i ,n) (l '())) (if (= i 0) l (loop (- i 1) (cons i l))))) x)))
+                 (* 4 n)))
+      ((2) (cons `(begin
+                    (define ,s '())
+                    (define (,g i) (* ,(jd-pick '(2 3 -1)) (call/cc (lambda (k) (set! ,s (cons k ,s)) i))))
+                    (define (,f i) (+ ,(jd-pick '(1 7 x)) (,g i)))
+                    (lambda (x y z)
+                      (set! ,s '())
+                      (let ((outs '()) (round 0))
+                        (let ((r (let loop ((i 0) (acc '())) (if (= i ,n) (reverse acc) (loop (+ i 1) (cons (,f i) acc))))))
+                          (set! outs (cons r outs))
+                          (set! round (+ round 1))
+                          (if (< round 4)
+                              ((list-ref (reverse ,s) (modulo (* round 5) ,n)) (- round))
+                              (reverse outs))))))
+                 (* 4 n)))
+      ((3) (cons `(begin
+                    (define (,f m)
+                      (let ((k #f) (count 0) (acc '()))
+                        (let ((v (call/cc (lambda (c) (set! k c) 0))))
+                          (set! count (+ count 1))
+                          (set! acc (cons v acc))
+                          (if (< count m) (k (+ v count)) (list count (length acc) (car acc))))))
+                    (lambda (x y z) (list (,f ,(* 10 n)) (,f 1))))
+                 (* 10 n)))
+      (else (cons `(begin
+                     (define (,f keys bad)
+                       (call/cc
+                        (lambda (k)
+                          (let ((t (make-hash-table = (lambda (key) (if (= key bad) (k (list 'out key)) (modulo key 5))))))
+                            (let loop ((l keys) (i 0))
+                              (if (null? l) i (begin (hash-table-set! t (car l) i) (loop (cdr l) (+ i 1)))))))))
+                     (lambda (x y z)
+                       (list (,f '(1 2 3 4 5) ,(jd-rand 8))
+                             (,f (list ,n (+ ,n 1)) (if (exact-integer? x) x 0)))))
+                  20)))))
+
 ;; Errors by construction: wrong types and arities at the primitives the JIT may inline.
 (define (jd-shape-bad)
   (cons `(lambda (x y z)
@@ -951,9 +1029,17 @@
   (if (< k jd-known-count)
       (begin (jd-test-program (+ jd-program-count k)) (loop (+ k 1)))))
 
+;; Then continuations captured and re-entered by machine code.
+(define jd-machine-k-count 40)
+(set! jd-shapes (list (cons 1 jd-shape-machine-k)))
+(let loop ((k 0))
+  (if (< k jd-machine-k-count)
+      (begin (jd-test-program (+ jd-program-count jd-known-count k)) (loop (+ k 1)))))
+
 (jit-mode 'on)
 (test "jit-mode restored" 'on (jit-mode))
 ;; Under 'force every procedure is compiled on its first call: most programs must have been.
-(test-assert "force compiled the programs" (> (* 2 jd-forced-compiled) (+ jd-program-count jd-known-count)))
+(test-assert "force compiled the programs"
+             (> (* 2 jd-forced-compiled) (+ jd-program-count jd-known-count jd-machine-k-count)))
 
 (test-end)
