@@ -861,7 +861,7 @@
                       (lambda () (call/cc (lambda (r) (set! return r) (if resume (resume #f) (start))))))
                     (define (,g gen acc)
                       (let ((v (gen)))
-                        (if (eq? v 'done) acc (,g gen ,(jd-gen-num '((acc . num) (v . int)) 1)))))
+                        (if (eq? v 'done) acc (,g gen (,(jd-pick '(+ - max)) acc ,(jd-gen-num '((v . int)) 1))))))
                     (lambda (x y z)
                       (,g (,f (let loop ((i ,n) (l '())) (if (= i 0) l (loop (- i 1) (cons i l))))) x)))
                  (* 4 n)))
