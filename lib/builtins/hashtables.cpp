@@ -66,14 +66,6 @@ constexpr int64_t kMaxCapacity = int64_t(1) << 40;
 // The equivalence predicates of the core environment, found when the primitives are installed.
 PrimFn g_eq, g_eqv, g_equal, g_string_eq, g_string_ci_eq;
 
-inline uint64_t mix(uint64_t h) {  // splitmix64 finalizer
-  h ^= h >> 30;
-  h *= 0xbf58476d1ce4e5b9ull;
-  h ^= h >> 27;
-  h *= 0x94d049bb133111ebull;
-  h ^= h >> 31;
-  return h;
-}
 
 bool is_table(Value v) { return has_type(v, Type::HashTable); }
 
@@ -192,7 +184,7 @@ uint64_t hash_result(const char* who, Value r) {
 // computed without it.
 inline uint64_t fixnum_hash(Value k, uint64_t seed) {
   uint64_t n = k.bits >> 1;
-  return (mix((n >> 3) ^ seed) << 3) | (n & 7);
+  return (mix64((n >> 3) ^ seed) << 3) | (n & 7);
 }
 
 // vm is used only by tables with a custom hash function or equivalence (null for the others).
@@ -202,11 +194,11 @@ uint64_t key_hash(Vm* vm, Table* t, Value k, const char* who) {
     h = fixnum_hash(k, t->seed);
   } else if (t->custom_hash) {
     if (!vm) throw_condition("type", who, "a table with a custom hash function needs a running engine");
-    h = mix(hash_result(who, vm->apply(t->hash_proc, 1, &k)) ^ t->seed);
+    h = mix64(hash_result(who, vm->apply(t->hash_proc, 1, &k)) ^ t->seed);
   } else {
     switch (t->equiv) {
-      case Equiv::kEq: h = mix(k.bits ^ t->seed); break;
-      case Equiv::kEqv: h = k.is_ptr() ? mix(eqv_hash(k) ^ t->seed) : mix(k.bits ^ t->seed); break;
+      case Equiv::kEq: h = mix64(k.bits ^ t->seed); break;
+      case Equiv::kEqv: h = k.is_ptr() ? mix64(eqv_hash(k) ^ t->seed) : mix64(k.bits ^ t->seed); break;
       case Equiv::kString:
         if (!is_string(k)) type_error(who, "a string key", k);
         h = string_hash(k.as<String>()->chars(), k.as<String>()->length(), t->seed);
@@ -355,7 +347,7 @@ Value hash_value(const char* who, uint64_t h, int argc, Value* argv, int bound_a
 
 QUASI_PRIM(p_equal_hash) { return hash_value(self->name, equal_hash(argv[0]), argc, argv, 1); }
 QUASI_PRIM(p_eqv_hash) { return hash_value(self->name, eqv_hash(argv[0]), argc, argv, 1); }
-QUASI_PRIM(p_eq_hash) { return hash_value(self->name, mix(argv[0].bits), argc, argv, 1); }
+QUASI_PRIM(p_eq_hash) { return hash_value(self->name, mix64(argv[0].bits), argc, argv, 1); }
 
 QUASI_PRIM(p_symbol_hash) {
   if (!is_symbol(argv[0])) type_error(self->name, "a symbol", argv[0]);

@@ -198,28 +198,20 @@ bool equal_slow(Value a, Value b) {
 }
 
 // ---- hashing ---------------------------------------------------------------------------------
-inline uint64_t mix(uint64_t h) {  // splitmix64 finalizer
-  h ^= h >> 30;
-  h *= 0xbf58476d1ce4e5b9ull;
-  h ^= h >> 27;
-  h *= 0x94d049bb133111ebull;
-  h ^= h >> 31;
-  return h;
-}
-inline uint64_t combine(uint64_t h, uint64_t x) { return mix(h ^ (x + 0x9e3779b97f4a7c15ull)); }
+inline uint64_t combine(uint64_t h, uint64_t x) { return mix64(h ^ (x + 0x9e3779b97f4a7c15ull)); }
 
 constexpr int kHashMaxDepth = 8;
 constexpr int64_t kHashBudget = 64;      // pairs, vector items and strings looked at
 constexpr int64_t kHashMaxItems = 64;    // characters or bytes looked at per string/bytevector
 
 uint64_t hash_chars(const uint32_t* c, int64_t n) {
-  uint64_t h = mix(static_cast<uint64_t>(n) + 0x5157);
+  uint64_t h = mix64(static_cast<uint64_t>(n) + 0x5157);
   int64_t k = n < kHashMaxItems ? n : kHashMaxItems;
   for (int64_t i = 0; i < k; i++) h = combine(h, c[i]);
   return h;
 }
 uint64_t hash_bytes(const uint8_t* c, int64_t n) {
-  uint64_t h = mix(static_cast<uint64_t>(n) + 0xB17E);
+  uint64_t h = mix64(static_cast<uint64_t>(n) + 0xB17E);
   int64_t k = n < kHashMaxItems ? n : kHashMaxItems;
   for (int64_t i = 0; i < k; i++) h = combine(h, c[i]);
   return h;
@@ -229,7 +221,7 @@ uint64_t hash_bytes(const uint8_t* c, int64_t n) {
 // identity, so equal? structures (even cyclic ones) hash the same. With a seed (hash tables),
 // leaves are keyed by it and strings are hashed in full.
 uint64_t hash_rec(Value v, int64_t& budget, int depth, uint64_t seed) {
-  if (!v.is_ptr()) return seed ? mix(v.bits ^ seed) : mix(v.bits);
+  if (!v.is_ptr()) return seed ? mix64(v.bits ^ seed) : mix64(v.bits);
   switch (v.obj()->type()) {
     case Type::Pair: {
       uint64_t h = 0x9a1f ^ seed;
@@ -242,7 +234,7 @@ uint64_t hash_rec(Value v, int64_t& budget, int depth, uint64_t seed) {
     }
     case Type::Vector: {
       Vector* vec = v.as<Vector>();
-      uint64_t h = mix((static_cast<uint64_t>(vec->length()) + 0x7ec) ^ seed);
+      uint64_t h = mix64((static_cast<uint64_t>(vec->length()) + 0x7ec) ^ seed);
       if (depth >= kHashMaxDepth) return h;
       for (int64_t i = 0; i < vec->length(); i++) {
         if (--budget < 0) return h;
@@ -259,10 +251,10 @@ uint64_t hash_rec(Value v, int64_t& budget, int depth, uint64_t seed) {
       return hash_bytes(v.as<Bytevector>()->bytes(), v.as<Bytevector>()->length()) ^ seed;
     case Type::Foreign: {
       uint64_t h;
-      return foreign_hash(v.as<Foreign>(), &h) ? mix(h ^ seed) : mix(eqv_hash(v) ^ seed);
+      return foreign_hash(v.as<Foreign>(), &h) ? mix64(h ^ seed) : mix64(eqv_hash(v) ^ seed);
     }
     default:
-      return seed ? mix(eqv_hash(v) ^ seed) : eqv_hash(v);
+      return seed ? mix64(eqv_hash(v) ^ seed) : eqv_hash(v);
   }
 }
 
@@ -284,11 +276,11 @@ bool equal(Value a, Value b) {
 }
 
 uint64_t eqv_hash(Value v) {
-  if (!v.is_ptr()) return mix(v.bits);
+  if (!v.is_ptr()) return mix64(v.bits);
   Type t = v.obj()->type();
   if (is_heap_number_type(t)) return num_hash(v);
   if (t == Type::Symbol) return v.as<Symbol>()->hash;
-  return mix(v.bits);
+  return mix64(v.bits);
 }
 
 uint64_t equal_hash(Value v) {
@@ -305,7 +297,7 @@ uint64_t equal_hash_seeded(Value v, uint64_t seed) {
 // construction), keyed by the seed at every step so that colliding keys cannot be computed
 // without knowing it.
 uint64_t string_hash_seeded(const uint32_t* c, int64_t n, uint64_t seed) {
-  const uint64_t k1 = seed ^ 0xa0761d6478bd642full, k2 = mix(seed) | 1;
+  const uint64_t k1 = seed ^ 0xa0761d6478bd642full, k2 = mix64(seed) | 1;
   auto mum = [](uint64_t a, uint64_t b) {
     unsigned __int128 r = static_cast<unsigned __int128>(a) * b;
     return static_cast<uint64_t>(r) ^ static_cast<uint64_t>(r >> 64);
@@ -315,7 +307,7 @@ uint64_t string_hash_seeded(const uint32_t* c, int64_t n, uint64_t seed) {
   for (; i + 1 < n; i += 2)
     h = mum(h ^ k1 ^ (c[i] | (static_cast<uint64_t>(c[i + 1]) << 32)), k2 ^ 0xe7037ed1a0b428dbull);
   if (i < n) h = mum(h ^ k1 ^ c[i], k2 ^ 0x8ebc6af09c88c6e3ull);
-  return mix(h);
+  return mix64(h);
 }
 
 uint64_t fresh_hash_seed() {
@@ -323,7 +315,7 @@ uint64_t fresh_hash_seed() {
   uint64_t r = 0;
   if (getrandom(&r, sizeof r, GRND_NONBLOCK) != sizeof r)
     r = static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
-  return mix(r + 0x9e3779b97f4a7c15ull * ++counter) | 1;
+  return mix64(r + 0x9e3779b97f4a7c15ull * ++counter) | 1;
 }
 
 }  // namespace quasi

@@ -31,4 +31,15 @@ uint64_t equal_hash_seeded(Value v, uint64_t seed);
 uint64_t string_hash_seeded(const uint32_t* chars, int64_t n, uint64_t seed);
 uint64_t fresh_hash_seed();  // random, never 0
 
+// The splitmix64 finalizer: every bit of x reaches every bit of the result. The one bit mixer
+// of the hash functions above, the numeric hashes and the hash tables.
+inline uint64_t mix64(uint64_t x) {
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ull;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebull;
+  x ^= x >> 31;
+  return x;
+}
+
 }  // namespace quasi

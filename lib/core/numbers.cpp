@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/alloc_watch.hpp"
+#include "core/equality.hpp"
 #include "core/error.hpp"
 
 namespace quasi {
@@ -417,14 +418,6 @@ void int_divide(Value a, Value b, DivMode mode, const char* who, Value* q, Value
   if (r) *r = int_result(zr.v, inexact);
 }
 
-uint64_t mix64(uint64_t x) {
-  x ^= x >> 30;
-  x *= 0xbf58476d1ce4e5b9ULL;
-  x ^= x >> 27;
-  x *= 0x94d049bb133111ebULL;
-  x ^= x >> 31;
-  return x;
-}
 uint64_t hash_mpz(mpz_srcptr z) {
   uint64_t h = mix64(static_cast<uint64_t>(mpz_sgn(z)) + 0x9e3779b97f4a7c15ULL);
   size_t n = mpz_size(z);

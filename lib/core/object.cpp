@@ -262,7 +262,7 @@ Value make_condition(Value kind, Value who, Value message, Value irritants, SrcL
   return make_ptr(c);
 }
 
-int64_t list_length(Value v) {
+int64_t count_pairs(Value v, Value* tail) {
   int64_t n = 0;
   Value slow = v;
   while (is_pair(v)) {
@@ -274,7 +274,14 @@ int64_t list_length(Value v) {
     slow = cdr(slow);
     if (v == slow) return -1;
   }
-  return v == kNil ? n : -1;
+  if (tail) *tail = v;
+  return n;
+}
+
+int64_t list_length(Value v) {
+  Value tail;
+  int64_t n = count_pairs(v, &tail);
+  return n >= 0 && tail == kNil ? n : -1;
 }
 
 Value reverse_list(Value v) {

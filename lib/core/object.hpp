@@ -213,6 +213,9 @@ inline Value list(std::initializer_list<Value> xs) {
 }
 // Length of a proper list, or -1 for an improper or circular one.
 int64_t list_length(Value v);
+// Number of pairs along the cdr chain of v, whatever the tail (stored in *tail when given);
+// -1 when the chain is circular.
+int64_t count_pairs(Value v, Value* tail = nullptr);
 Value reverse_list(Value v);
 
 }  // namespace quasi

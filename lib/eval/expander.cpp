@@ -251,21 +251,6 @@ Value vector_to_list(Value v) {
 
 // ---- public helpers ---------------------------------------------------------------------------
 
-int64_t count_pairs(Value v) {
-  int64_t n = 0;
-  Value slow = v;
-  while (is_pair(v)) {
-    v = cdr(v);
-    n++;
-    if (!is_pair(v)) break;
-    v = cdr(v);
-    n++;
-    slow = cdr(slow);
-    if (v == slow) return -1;
-  }
-  return n;
-}
-
 Value identifier_symbol(Value id) {
   while (is_identifier_object(id)) id = id.as<Identifier>()->name;
   return id;

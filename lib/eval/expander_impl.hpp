@@ -20,9 +20,6 @@ struct Resolved {
 };
 
 
-// Number of pairs along the cdr chain of v (the tail may be any object); -1 when circular.
-int64_t count_pairs(Value v);
-
 class Expander {
  public:
   Expander(Environment* env, Environment* core, ExpandHost* host = nullptr);

@@ -96,7 +96,6 @@ constexpr int32_t kVmJitActive = int32_t(offsetof(VmImpl, jit) + offsetof(JitPol
 constexpr int32_t kVmJitSession = int32_t(offsetof(VmImpl, jit_session));
 constexpr int32_t kVmJitEntryRsp = int32_t(offsetof(VmImpl, jit_entry_rsp));
 constexpr int32_t kVmJitStackFloor = int32_t(offsetof(VmImpl, jit_stack_floor));
-#pragma GCC diagnostic pop
 static_assert(sizeof(std::atomic<int64_t>) == 8, "poll countdown is a plain quadword");
 constexpr int32_t kProtoNparams = int32_t(offsetof(Proto, nparams));
 constexpr int32_t kProtoHasRest = int32_t(offsetof(Proto, has_rest));
@@ -126,6 +125,7 @@ constexpr int32_t kPairCdr = int32_t(offsetof(Pair, cdr));
 constexpr int32_t kBoxValue = int32_t(offsetof(Box, value));
 constexpr int32_t kCellValue = int32_t(offsetof(GlobalCell, value));
 constexpr int32_t kFlonumValue = int32_t(offsetof(Flonum, d));
+#pragma GCC diagnostic pop
 constexpr int32_t kVectorItems = int32_t(sizeof(Vector));
 constexpr int32_t kStringChars = int32_t(sizeof(String));
 static_assert(sizeof(Insn) == 8, "entries[] is indexed by the byte offset of an instruction");
