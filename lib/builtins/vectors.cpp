@@ -241,7 +241,7 @@ const PrimDef kVectorPrims[] = {
     {"vector?", p_vectorp, 1, 1, kPureFold,
      kFacts.structural(Structure::kTypePred, TypeTest::kVector).jit_heap_type(Type::Vector)},
     {"make-vector", p_make_vector, 1, 2, kAllocRaise,
-     kFacts.maker(Sequence::kVector, MakerLength::kFirstArg, MakerFill::kAny).differentiable(&kDMakeVector)},
+     kFacts.structural(Structure::kMakeVector).maker(Sequence::kVector, MakerLength::kFirstArg, MakerFill::kAny).differentiable(&kDMakeVector)},
     {"vector", p_vector, 0, -1, kAlloc,
      kFacts.structural(Structure::kVector).maker(Sequence::kVector, MakerLength::kArgCount, MakerFill::kAny).differentiable(&kDVector)},
     {"vector-length", p_vector_length, 1, 1, kPureFoldRaise,

@@ -60,6 +60,7 @@ enum class Structure : uint8_t {
   kEqual,       // equal?: with a constant that has no parts (a symbol, a fixnum, ...) it is eqv?
   kResultChar,  // the result, when there is one, is a character (string-ref)
   kListP,       // list?: a known spine ending in () is a list; one ending in another known value is not
+  kMakeVector,  // (make-vector n fill), n small and known: the partial evaluator's vector of n fills
 };
 // What a kTypePred primitive answers for an object the partial evaluator builds.
 enum class TypeTest : uint8_t { kOther, kPair, kVector, kProcedure, kNull };

@@ -136,6 +136,14 @@ PVal* Specializer::structural(const PrimFacts& f, Value prim, gc_vector<PVal*>& 
     }
     case Structure::kVector:
       return make_vector(args);
+    case Structure::kMakeVector: {
+      // a fresh vector of n fills, like (vector fill ...): its length stays known once it escapes
+      // (a vector-set! on it), so code over its length (a gradient's one-hot cotangents) folds
+      if (args.size() != 2 || args[0]->kind != PKind::Static || !args[0]->value.is_fixnum()) return nullptr;
+      int64_t n = args[0]->value.fixnum();
+      if (n < 0 || n > kMaxFoldElements) return nullptr;
+      return make_vector(gc_vector<PVal*>(size_t(n), args[1]));
+    }
     case Structure::kVectorRef: {
       PVal* v = args[0];
       PVal* k = args[1];
