@@ -290,6 +290,20 @@
 (define (%ad-check-list who x)
   (if (not (list? x)) (error (string-append who ": expected a list, got") x)))
 
+;; A tangent fits its argument when it has the argument's shape: a real for a number, a pair
+;; for a pair and a vector of the same length for a vector, all the way down (other values are
+;; not differentiated: any tangent fits them).
+(define (%ad-tangent-fits? x t)
+  (cond ((number? x) (real? t))
+        ((pair? x) (and (pair? t) (%ad-tangent-fits? (car x) (car t)) (%ad-tangent-fits? (cdr x) (cdr t))))
+        ((vector? x)
+         (and (vector? t) (= (vector-length x) (vector-length t))
+              (let loop ((i 0))
+                (or (= i (vector-length x))
+                    (and (%ad-tangent-fits? (vector-ref x i) (vector-ref t i)) (loop (+ i 1)))))))
+        ((null? x) (null? t))
+        (else #t)))
+
 ;; ((jvp f) (list x ...) (list t ...)): f's value and its derivative along the tangents.
 (define (jvp f)
   (if (not (procedure? f)) (%bad-proc "jvp" f))
@@ -298,6 +312,10 @@
     (%ad-check-list "jvp" ts)
     (if (not (= (length xs) (length ts)))
         (error "jvp: expected as many tangents as arguments, got" ts))
+    (for-each (lambda (x t)
+                (if (not (%ad-tangent-fits? x t))
+                    (error "jvp: expected a tangent shaped like its argument, got" t x)))
+              xs ts)
     (let* ((r (apply (%ad-j f) xs)) (y (car r)))
       (values y (if (number? y) (%ad-jvp-number y (cdr r) ts) (%ad-push y (cdr r) ts))))))
 

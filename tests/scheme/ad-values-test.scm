@@ -48,4 +48,17 @@
     (test "jvp value" 1.0 y)
     (test "jvp tangent" 2.0 t)))
 
+;; A tangent shaped unlike its argument is an error naming jvp, not a silent 0.
+(define (weighted v) (+ (vector-ref v 0) (* 2 (vector-ref v 1))))
+(call-with-values (lambda () ((jvp weighted) (list (vector 1.0 2.0)) (list (vector 1.0 1.0))))
+  (lambda (y t) (test "jvp along a vector tangent" 3.0 t)))
+(test-error-message "jvp: a list tangent for a vector" "jvp: expected a tangent shaped like"
+  ((jvp weighted) (list (vector 1.0 2.0)) (list (list 1.0 1.0))))
+(test-error-message "jvp: a real tangent for a vector" "jvp: expected a tangent shaped like"
+  ((jvp weighted) (list (vector 1.0 2.0)) (list 1.0)))
+(test-error-message "jvp: a short vector tangent" "jvp: expected a tangent shaped like"
+  ((jvp weighted) (list (vector 1.0 2.0)) (list (vector 1.0))))
+(test-error-message "jvp: a vector tangent for a real" "jvp: expected a tangent shaped like"
+  ((jvp (lambda (x) (* x x))) (list 3.0) (list (vector 1.0))))
+
 (test-end)

@@ -52,4 +52,12 @@
 (ev '(define (car x) 5))
 (test "specialize uses the new definition" '(10 10) ((specialize (ev 'scale) 2) '(1 2)))
 
+;; Code that names cons follows cons, not list (the optimizer once wrote cons chains as list calls).
+(ev '(define (two-of a b) (cons a (cons b '()))))
+(test "a cons chain" '(1 2) (ev '(two-of 1 2)))
+(ev '(define (list . xs) 'my-list))
+(test "a cons chain after list is redefined" '(1 2) (ev '(two-of 1 2)))
+(ev '(define (cons a b) 'my-cons))
+(test "a cons chain after cons is redefined" 'my-cons (ev '(two-of 1 2)))
+
 (test-end)
