@@ -17,10 +17,12 @@
 // allocation (an allocating primitive's call, a lambda). In the original every return makes a new
 // object; moved, the object is made once and every re-entry shares it (eq?, mutations).
 //
-// One rewrite rides along: the value of a `begin` that ends with an assignment followed by the
-// unspecified value is the assignment. (Cons chains are not rewritten as calls of `list`: such a
-// call would follow a later definition of `list`, and no longer one of `cons`, which the program
-// names.)
+// Two rewrites that read better ride along: the value of a `begin` that ends with an assignment
+// followed by the unspecified value is the assignment; and in residual code only, cons chains
+// become list forms, (cons a (cons b '())) -> (list a b), the same fresh pairs. Not in code the
+// user wrote: a call of list there would follow a later definition of list, and no longer one of
+// cons, which the program names. The partial evaluator's residual treats core procedures as fixed
+// when it is made (lib/pe/README.md), so there the two are the same program.
 //
 // The partial evaluator's residual code is let-inserted (every computation bound to a variable
 // where the original computes it); this pass is what turns it back into nested expressions.
@@ -152,7 +154,7 @@ class FirstUse : public ExprFunctor<Scan(Node*)> {
 
 class Forward : public ExprMutator {
  public:
-  explicit Forward(Environment* core) : core_(core) {}
+  Forward(Environment* core, bool list_forms) : core_(core), list_forms_(list_forms) {}
 
   Node* run(Node* root) {
     bool complete = for_each_node(root, [&](Node* n) {
@@ -219,8 +221,9 @@ class Forward : public ExprMutator {
         return out;
       }
     }
-    return ExprMutator::visit_call(n);
+    return list_form(ExprMutator::visit_call(n));
   }
+  Node* visit_prim_call(PrimCallNode* n) override { return list_form(ExprMutator::visit_prim_call(n)); }
 
   Node* visit_seq(SeqNode* n) override {
     Node* out = ExprMutator::visit_seq(n);
@@ -238,8 +241,64 @@ class Forward : public ExprMutator {
 
  private:
   Environment* core_;
+  bool list_forms_;
   std::unordered_map<Var*, int64_t> uses_;
   TracedMap<LocalRefNode*, Node*> moved_;  // the one reference of a moved binding -> its init
+
+  // The list primitive (by its facts), or null.
+  Primitive* list_prim() {
+    if (!list_prim_checked_) {
+      list_prim_checked_ = true;
+      if (core_)
+        for (auto& [sym, binding] : *core_->table) {
+          if (!has_type(binding, Type::GlobalCell)) continue;
+          GlobalCell* cell = binding.as<GlobalCell>();
+          if (cell_owned_by(cell, core_) && is_primitive(cell->value) &&
+              cell->value.as<Primitive>()->facts.structure == Structure::kList) {
+            list_cell_ = binding;
+            break;
+          }
+        }
+    }
+    return list_cell_.is_true() ? list_cell_.as<GlobalCell>()->value.as<Primitive>() : nullptr;
+  }
+  bool list_prim_checked_ = false;
+  Value list_cell_ = kFalse;
+
+  static constexpr size_t kMaxListForm = 16;
+  // (cons a (cons b '())) -> (list a b); (cons a (list b ...)) -> (list a b ...): the same fresh
+  // pairs. A one-element (cons a '()) stays: cons is an inline op (a few machine instructions),
+  // a call of list is a call (gcbig's leaves, (cons '() '()), ran through p_list).
+  Node* list_form(Node* n) {
+    if (!list_forms_) return n;
+    const gc_vector<Node*>* args = nullptr;
+    Primitive* p = called_primitive(n, core_, &args);
+    if (!p || p->facts.structure != Structure::kCons || args->size() != 2) return n;
+    Primitive* list = list_prim();
+    if (!list) return n;
+    gc_vector<Node*> elems{(*args)[0]};
+    Node* d = (*args)[1];
+    // The tail: a chain of conses ending in '() (left as conses by the rule above), or a list call.
+    for (;;) {
+      if (d->kind == NodeKind::Const && static_cast<ConstNode*>(d)->value == kNil) break;
+      const gc_vector<Node*>* rest = nullptr;
+      Primitive* q = called_primitive(d, core_, &rest);
+      if (q == list) {
+        // Only short lists: a call with very many operands costs the JIT more than the pairs.
+        if (elems.size() + rest->size() > kMaxListForm) return n;
+        for (Node* a : *rest) elems.push_back(a);
+        break;
+      }
+      if (q != p || rest->size() != 2 || elems.size() >= kMaxListForm) return n;
+      elems.push_back((*rest)[0]);
+      d = (*rest)[1];
+    }
+    if (elems.size() < 2) return n;
+    // Written as a reference to the core cell of `list`, as the expander writes a call.
+    CallNode* out = gc_new<CallNode>(gc_new<GlobalRefNode>(list_cell_, n->loc), n->loc);
+    out->args = std::move(elems);
+    return out;
+  }
 };
 
 }  // namespace
@@ -250,7 +309,7 @@ Pass forward_pass() {
   p.level = 2;
   p.description = "move a let-bound expression used once to its use when only inert code runs in between";
   p.run = [](Node* ir, PassContext& ctx) {
-    Forward f(ctx.core);
+    Forward f(ctx.core, ctx.residual);
     return f.run(ir);
   };
   return p;

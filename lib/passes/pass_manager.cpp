@@ -107,6 +107,7 @@ Node* run_residual_pipeline(Vm& vm, Node* ir) {
   PassOptions options = vm.pass_options ? *vm.pass_options : PassOptions();
   options.opt_level = std::max(options.opt_level, kEqsatLevel);
   PassContext ctx(vm, vm.core_env, options);
+  ctx.residual = true;
   for (int round = 0; round < kResidualRounds; round++) {
     Node* out = run_pass(default_pipeline(), ir, ctx);
     if (out == ir) break;

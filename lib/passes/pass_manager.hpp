@@ -53,6 +53,7 @@ struct PassContext {
   const PassOptions& options;
   std::string capture_after;   // name of the pass whose output to keep ("" for none)
   Node* captured = nullptr;    // that output, once the pass has run (or been skipped)
+  bool residual = false;       // the code is a transformation's residual (run_residual_pipeline)
 
   PassContext(Vm& v, Environment* c, const PassOptions& o) : vm(v), core(c), options(o) {}
 };
