@@ -1437,15 +1437,7 @@ class Emitter {
     a_.cmp(byte_ptr(rbx, kVmJitActive), 0);
     a_.je(interpreted);
     a_.mov(rsi, qword_ptr(rbx, kVmCurProto));
-    a_.mov(rdx, qword_ptr(rsi, kProtoJit));
-    a_.test(rdx, rdx);
-    a_.jz(interpreted);
-    a_.mov(r8, rax);
-    a_.sub(r8, qword_ptr(rsi, kProtoCode));  // byte offset = index * 8
-    a_.mov(rdx, qword_ptr(rdx, kJitEntries));
-    a_.mov(rdx, ptr(rdx, r8));
-    a_.test(rdx, rdx);
-    a_.jz(interpreted);
+    machine_entry_of(rax, interpreted);
     a_.mov(rsp, qword_ptr(rbx, kVmJitEntryRsp));
     a_.mov(r14, qword_ptr(rbx, kVmJitSession));
     a_.add(r14, 1);
@@ -1867,6 +1859,20 @@ class Emitter {
   // (kFrameMarked: its return takes the slow path, which lowers the mark and then `ret`s); a
   // re-entry starts a new session (emit_resume), and a capture inside a C++ call this run made
   // drops sharing when that call returns.
+  // rdx = the machine-code entry for `pc` (an instruction of the procedure in rsi), or a jump to
+  // `interpreted` when that procedure has no machine code or none at that pc. Clobbers r8.
+  void machine_entry_of(const x86::Gp& pc, Label interpreted) {
+    a_.mov(rdx, qword_ptr(rsi, kProtoJit));
+    a_.test(rdx, rdx);
+    a_.jz(interpreted);
+    a_.mov(r8, pc);
+    a_.sub(r8, qword_ptr(rsi, kProtoCode));  // byte offset = index * 8
+    a_.mov(rdx, qword_ptr(rdx, kJitEntries));
+    a_.mov(rdx, ptr(rdx, r8));
+    a_.test(rdx, rdx);
+    a_.jz(interpreted);
+  }
+
   void lower_shared_mark() {
     Label ok = a_.newLabel();
     a_.cmp(r9, qword_ptr(rbx, kVmLowFrame));
@@ -1925,15 +1931,7 @@ class Emitter {
     a_.cmp(byte_ptr(rbx, kVmJitActive), 0);
     a_.je(interpreted);
     lower_shared_mark();
-    a_.mov(rdx, qword_ptr(rsi, kProtoJit));
-    a_.test(rdx, rdx);
-    a_.jz(interpreted);
-    a_.mov(r8, rdi);
-    a_.sub(r8, qword_ptr(rsi, kProtoCode));  // byte offset = index * 8
-    a_.mov(rdx, qword_ptr(rdx, kJitEntries));
-    a_.mov(rdx, ptr(rdx, r8));
-    a_.test(rdx, rdx);
-    a_.jz(interpreted);
+    machine_entry_of(rdi, interpreted);
     a_.jmp(rdx);
     a_.bind(interpreted);
     lower_shared_mark();
