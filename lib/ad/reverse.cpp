@@ -84,7 +84,9 @@ struct Atom {
 struct Step {
   // kWrite: (vector-set! v i e) on a vector this code made (Reverse::vector_write); x is the
   // vector after the write, a version of its own, args are v before it, i and e.
-  enum Kind : uint8_t { kPrim, kCall, kBranch, kClosure, kWrite };
+  // kOwn: (%ad-own v), a version of a vector this code owns from here on (a loop's carried
+  // vector, a version out of a call or an if): the identity.
+  enum Kind : uint8_t { kPrim, kCall, kBranch, kClosure, kWrite, kOwn };
   Kind kind;
   Var* x = nullptr;   // the primal result
   Var* pb = nullptr;  // kCall, kBranch: the pullback
@@ -110,6 +112,18 @@ struct Block {
   LetList fwd;
   Steps steps;
   TracedMap<Var*, bool> bound;
+};
+
+// An arm of an if (Reverse::branch): its forward block, value and backward code.
+struct BranchArm {
+  Block blk;
+  Atom result;
+  Var* d;
+  Adj adj;
+  gc_vector<Var*> order;
+  LetList bwd;
+  TracedMap<Var*, Var*> env;      // env_ at the arm's end
+  TracedMap<Var*, bool> escaped;  // escaped_vectors_ at the arm's end
 };
 
 // The forward sweep is a functor over the IR (ir/functor.hpp): one visit_* per node kind, each
@@ -161,6 +175,35 @@ class Reverse : private ExprFunctor<Atom(Node*)> {
     if (v && made_vectors_.count(v)) escaped_vectors_[v] = true;
   }
   Atom vector_write(Primitive* p, const gc_vector<Atom>& args);
+  // Blocks enclosing the current one (the body, the arms of the ifs around), innermost last: a
+  // vector made in one of them may be written here, each write a version of it (an if whose arm
+  // wrote it joins the arms' versions).
+  std::vector<Block*> blocks_;
+  bool in_scope(Var* v) {
+    auto it = made_vectors_.find(v);
+    if (it == made_vectors_.end()) return false;
+    for (Block* b : blocks_)
+      if (b == it->second) return true;
+    return false;
+  }
+  bool owned(Var* v) { return v && in_scope(v) && !escaped_vectors_.count(v); }
+  // Whether the node being visited is in tail position of the procedure's body (nothing of the
+  // source runs after it: an if there needs no join of its arms' versions).
+  bool tail_ = false;
+  // Loops that carry vectors (carry_group): a source letrec variable -> the source variables
+  // naming the vectors its procedure takes as extra arguments and returns with its value.
+  TracedMap<Var*, gc_vector<Var*>*> carry_;
+  Atom own(const Atom& a);
+  Atom call_step(Node* fn_node, const Atom& fn, const gc_vector<Atom>& args);
+  Value core_cell(const char* name) { return rules_.core->cell_for(intern(name)); }
+  Atom carry_call(Node* fn, const gc_vector<Node*>& args, const gc_vector<Node*>& carried);
+  void rebind(Var* from, Var* to) {
+    for (auto& [src, t] : env_)
+      if (t == from) t = to;
+  }
+  void carry_group(LetNode* n, gc_vector<Var*>& vars, gc_vector<Node*>& codes);
+  bool carry_uses_ok(Node* e, Var* w);
+  Node* carry_rewrite(Node* e, bool tail, const std::vector<Var*>& group, const gc_vector<Var*>& vs);
   bool act(const Atom& a) const { return a.v && active_.count(a.v); }
   Value prim_value(const char* name) { return rules_.core->cell_for(intern(name)).as<GlobalCell>()->value; }
   Primitive* prim(const char* name) { return prim_value(name).as<Primitive>(); }
@@ -226,7 +269,13 @@ class Reverse : private ExprFunctor<Atom(Node*)> {
   }
 
   // ---- forward ----
-  Atom expr(Node* n) { return visit(n); }
+  Atom expr(Node* n, bool tail = false) {
+    bool saved = tail_;
+    tail_ = tail;
+    Atom a = visit(n);
+    tail_ = saved;
+    return a;
+  }
   Atom visit_const(ConstNode* n) override;
   Atom visit_local_ref(LocalRefNode* n) override;
   Atom visit_local_set(LocalSetNode* n) override;
@@ -244,6 +293,7 @@ class Reverse : private ExprFunctor<Atom(Node*)> {
   Atom prim_call(Primitive* p, gc_vector<Atom> args);
   Atom cell_op(Primitive* p, const DerivativeRule* rule, gc_vector<Atom> args, Value name = kFalse);
   Atom branch(IfNode* n);
+  Atom branch_join(IfNode* n, Block& b, const Atom& t, BranchArm* arms);
   void letrec(LetNode* n);
 
   // ---- backward ----
@@ -305,17 +355,17 @@ Atom Reverse::visit_let(LetNode* l) {
       env_[src] = v;
     }
   }
-  return expr(l->body);
+  return expr(l->body, tail_);
 }
 
 Atom Reverse::visit_letrec(LetNode* n) {
   letrec(n);
-  return expr(n->body);
+  return expr(n->body, tail_);
 }
 
 Atom Reverse::visit_seq(SeqNode* s) {
   Atom last;
-  for (Node* e : s->exprs) last = expr(e);
+  for (size_t i = 0; i < s->exprs.size(); i++) last = expr(s->exprs[i], tail_ && i + 1 == s->exprs.size());
   return last;
 }
 
@@ -381,12 +431,15 @@ void Reverse::letrec(LetNode* n) {
   LetList::Point at = b.fwd.mark();
   bool group_active = false;
   for (size_t i = 0; i < n->vars.size(); i++) {
-    Var* v = (*vars)[i];
     auto* lam = static_cast<LambdaNode*>(n->inits[i]);
     Node* copy = copy_with_fresh_vars(lam);
     if (!copy) refuse("the code is nested too deeply");
-    copy = rename(copy);
-    codes->push_back(copy);
+    codes->push_back(rename(copy));
+  }
+  carry_group(n, *vars, *codes);
+  for (size_t i = 0; i < n->vars.size(); i++) {
+    Var* v = (*vars)[i];
+    Node* copy = (*codes)[i];
     b.bound[v] = true;
     std::vector<Var*> fv = closure_layout(static_cast<LambdaNode*>(copy), v);
     Step s{Step::kClosure};
@@ -403,8 +456,234 @@ void Reverse::letrec(LetNode* n) {
   for (Var* v : *vars) activate(v, group_active);
 }
 
+// ---- loops that write vectors ----------------------------------------------------------------
+//
+// A letrec group of procedures (a named let, a do loop) whose code refers to vectors this code
+// owns (made_vectors_, not escaped) would capture them: writes inside it would be writes of a
+// vector the loop did not make. Instead the group *carries* them: each procedure takes them as
+// extra parameters, owns them ((let ((v (%ad-own p))) ...): its writes are versions, as in
+// straight-line code) and returns (vector value version ...) from each tail position that is not
+// a call of the group; a call of the group in tail position returns what the callee returns, any
+// other call is (%ad-unpack (g a ... v ...) k), whose versions the caller owns from then on
+// (carry_call). Only when the group cannot let them escape: the group's names are only called
+// (not from a lambda nested in the group's procedures), and the vectors are only read, written or
+// measured (vector-ref, vector-set!, vector-length), also by loops nested in the group's that
+// satisfy the same conditions (they carry them in turn when transformed).
+
+namespace {
+
+bool single_clause(Node* n) {
+  if (n->kind != NodeKind::Lambda) return false;
+  auto* l = static_cast<LambdaNode*>(n);
+  return l->clauses.size() == 1 && !l->clauses[0]->rest;
+}
+
+// ((letrec* ((g (lambda ...)) ...) g) a ...): the letrec and g, or null.
+LetNode* loop_call(Node* n, Var** g) {
+  if (n->kind != NodeKind::Call) return nullptr;
+  auto* c = static_cast<CallNode*>(n);
+  if (c->fn->kind != NodeKind::Letrec) return nullptr;
+  auto* l = static_cast<LetNode*>(c->fn);
+  if (l->body->kind != NodeKind::LocalRef) return nullptr;
+  *g = static_cast<LocalRefNode*>(l->body)->var;
+  for (Var* v : l->vars)
+    if (v == *g) return l;
+  return nullptr;
+}
+
+bool in_set(const std::vector<Var*>& s, Var* v) {
+  for (Var* w : s)
+    if (w == v) return true;
+  return false;
+}
+
+// Whether the variables `names` occur in e only as the operator of calls, and not inside a
+// lambda of e (when in_lambda: not at all).
+bool only_called(Node* e, const std::vector<Var*>& names, bool in_lambda) {
+  switch (e->kind) {
+    case NodeKind::LocalRef:
+      return !in_set(names, static_cast<LocalRefNode*>(e)->var);
+    case NodeKind::Call: {
+      auto* c = static_cast<CallNode*>(e);
+      Var* g = nullptr;
+      if (LetNode* l = loop_call(e, &g)) {
+        for (Node* i : l->inits)
+          if (!only_called(i, names, in_lambda)) return false;
+      } else if (c->fn->kind == NodeKind::LocalRef && in_set(names, static_cast<LocalRefNode*>(c->fn)->var)) {
+        if (in_lambda) return false;
+      } else if (!only_called(c->fn, names, in_lambda)) {
+        return false;
+      }
+      for (Node* a : c->args)
+        if (!only_called(a, names, in_lambda)) return false;
+      return true;
+    }
+    case NodeKind::Lambda:
+      for (LambdaClause* cl : static_cast<LambdaNode*>(e)->clauses)
+        if (!only_called(cl->body, names, true)) return false;
+      return true;
+    default: {
+      bool ok = true;
+      for_each_child_slot(e, [&](Node*& ch) { ok = ok && only_called(ch, names, in_lambda); });
+      return ok;
+    }
+  }
+}
+
+}  // namespace
+
+// Whether the owned vector w is only read, written or measured in e, directly or by nested loops
+// that could carry it (their names only called, their procedures of one clause).
+bool Reverse::carry_uses_ok(Node* e, Var* w) {
+  const gc_vector<Node*>* argn = nullptr;
+  Primitive* p = (e->kind == NodeKind::Call || e->kind == NodeKind::PrimCall) ? called_primitive(e, rules_.core, &argn) : nullptr;
+  if (p && !argn->empty() && (*argn)[0]->kind == NodeKind::LocalRef &&
+      static_cast<LocalRefNode*>((*argn)[0])->var == w &&
+      (p->facts.structure == Structure::kVectorRef || p->facts.structure == Structure::kVectorLength ||
+       p->facts.inline_op == InlineOp::kVectorSet)) {
+    for (size_t i = 1; i < argn->size(); i++)
+      if (!carry_uses_ok((*argn)[i], w)) return false;
+    return true;
+  }
+  Var* g = nullptr;
+  LetNode* loop = e->kind == NodeKind::Letrec ? static_cast<LetNode*>(e) : loop_call(e, &g);
+  if (loop) {
+    std::vector<Var*> names(loop->vars.begin(), loop->vars.end());
+    for (Node* i : loop->inits) {
+      if (!single_clause(i)) return false;
+      Node* body = static_cast<LambdaNode*>(i)->clauses[0]->body;
+      if (!only_called(body, names, false) || !carry_uses_ok(body, w)) return false;
+    }
+    if (e->kind == NodeKind::Letrec) return only_called(loop->body, names, false) && carry_uses_ok(loop->body, w);
+    for (Node* a : static_cast<CallNode*>(e)->args)
+      if (!carry_uses_ok(a, w)) return false;
+    return true;
+  }
+  switch (e->kind) {
+    case NodeKind::LocalRef:
+      return static_cast<LocalRefNode*>(e)->var != w;
+    case NodeKind::Lambda: {
+      bool refers = false;
+      for_each_node(e, [&](Node* m) {
+        if (m->kind == NodeKind::LocalRef && static_cast<LocalRefNode*>(m)->var == w) refers = true;
+      });
+      return !refers;
+    }
+    default: {
+      bool ok = true;
+      for_each_child_slot(e, [&](Node*& ch) { ok = ok && carry_uses_ok(ch, w); });
+      return ok;
+    }
+  }
+}
+
+// The group's code with the vectors carried (vs: the variables bound to them in one procedure):
+// tail positions return (vector value v ...), calls of the group pass vs.
+Node* Reverse::carry_rewrite(Node* e, bool tail, const std::vector<Var*>& group, const gc_vector<Var*>& vs) {
+  if (e->kind == NodeKind::Call) {
+    auto* c = static_cast<CallNode*>(e);
+    if (c->fn->kind == NodeKind::LocalRef && in_set(group, static_cast<LocalRefNode*>(c->fn)->var)) {
+      for (Node*& a : c->args) a = carry_rewrite(a, false, group, vs);
+      for (Var* v : vs) c->args.push_back(ref(v));
+      if (tail) return c;
+      return gcall("%ad-unpack", {c, cst(make_fixnum(int64_t(vs.size())))});
+    }
+  }
+  if (e->kind == NodeKind::Lambda) return e;  // the group's names are not called in lambdas
+  if (!tail) {
+    for_each_child_slot(e, [&](Node*& ch) { ch = carry_rewrite(ch, false, group, vs); });
+    return e;
+  }
+  switch (e->kind) {
+    case NodeKind::If: {
+      auto* i = static_cast<IfNode*>(e);
+      i->test = carry_rewrite(i->test, false, group, vs);
+      i->then = carry_rewrite(i->then, true, group, vs);
+      i->otherwise = carry_rewrite(i->otherwise, true, group, vs);
+      return e;
+    }
+    case NodeKind::Let:
+    case NodeKind::Letrec: {
+      auto* l = static_cast<LetNode*>(e);
+      for (Node*& i : l->inits) i = carry_rewrite(i, false, group, vs);
+      l->body = carry_rewrite(l->body, true, group, vs);
+      return e;
+    }
+    case NodeKind::Seq: {
+      auto* q = static_cast<SeqNode*>(e);
+      for (size_t k = 0; k < q->exprs.size(); k++)
+        q->exprs[k] = carry_rewrite(q->exprs[k], k + 1 == q->exprs.size(), group, vs);
+      return e;
+    }
+    default: {
+      Node* v = carry_rewrite(e, false, group, vs);
+      CallNode* t = gc_new<CallNode>(global("vector"), SrcLoc{});
+      t->args.push_back(v);
+      for (Var* x : vs) t->args.push_back(ref(x));
+      return t;
+    }
+  }
+}
+
+void Reverse::carry_group(LetNode* n, gc_vector<Var*>& vars, gc_vector<Node*>& codes) {
+  if (made_vectors_.empty()) return;
+  for (Node* c : codes)
+    if (!single_clause(c)) return;
+  std::vector<Var*> group(vars.begin(), vars.end());
+  std::vector<Var*> src_group(n->vars.begin(), n->vars.end());
+  // the group's names: only called, from the group's procedures and the letrec's body
+  for (Node* c : codes)
+    if (!only_called(static_cast<LambdaNode*>(c)->clauses[0]->body, group, false)) return;
+  if (!only_called(n->body, src_group, false)) return;
+  gc_vector<Var*> carried;
+  TracedMap<Var*, bool> seen;
+  for (Node* c : codes)
+    for_each_node(c, [&](Node* m) {
+      if (m->kind != NodeKind::LocalRef) return;
+      Var* w = static_cast<LocalRefNode*>(m)->var;
+      if (seen.count(w) || !owned(w)) return;
+      seen[w] = true;
+      bool ok = true;
+      for (Node* c2 : codes) ok = ok && carry_uses_ok(static_cast<LambdaNode*>(c2)->clauses[0]->body, w);
+      if (ok) carried.push_back(w);
+    });
+  if (carried.empty()) return;
+  // the source variables that name the carried vectors now, for the calls in the letrec's body
+  auto* names = gc_new<gc_vector<Var*>>();
+  for (Var* w : carried) {
+    Var* src = nullptr;
+    for (auto& [s2, t] : env_)
+      if (t == w && !cell_src_.count(s2)) src = s2;
+    if (!src) return;
+    names->push_back(src);
+  }
+  for (Node* c : codes) {
+    LambdaClause* cl = static_cast<LambdaNode*>(c)->clauses[0];
+    TracedMap<Var*, Var*> sub;
+    gc_vector<Var*> vs;
+    LetNode* let = gc_new<LetNode>(NodeKind::Let, SrcLoc{});
+    for (Var* w : carried) {
+      Var* v = make_var(w->name);
+      Var* p = make_var(w->name);
+      sub[w] = v;
+      vs.push_back(v);
+      cl->params.push_back(p);
+      let->vars.push_back(v);
+      let->inits.push_back(gcall("%ad-own", {ref(p)}));
+    }
+    for_each_node(cl->body, [&](Node* m) {
+      if (m->kind != NodeKind::LocalRef) return;
+      auto* r = static_cast<LocalRefNode*>(m);
+      auto it = sub.find(r->var);
+      if (it != sub.end()) r->var = it->second;
+    });
+    let->body = carry_rewrite(cl->body, true, group, vs);
+    cl->body = let;
+  }
+  for (Var* g : src_group) carry_[g] = names;
+}
+
 Atom Reverse::call_node(Node* n) {
-  Block& b = *cur_;
   const gc_vector<Node*>* argn = nullptr;
   Primitive* p = called_primitive(n, rules_.core, &argn);
   if (p) {
@@ -413,13 +692,62 @@ Atom Reverse::call_node(Node* n) {
     return prim_call(p, args);
   }
   auto* c = static_cast<CallNode*>(n);
-  Step s{Step::kCall};
-  if (c->fn->kind == NodeKind::LocalRef && static_cast<LocalRefNode*>(c->fn)->var == self_src_ && jself_) {
-    s.self_call = true;
-  } else {
-    s.fn = expr(c->fn);
+  // ((letrec* ((g (lambda ...)) ...) g) a ...), a named let or a do loop: (letrec* (...) (g a ...)),
+  // so that its calls are calls of g (carry_group). The arguments cannot see the group's names.
+  if (c->fn->kind == NodeKind::Letrec) {
+    auto* l = static_cast<LetNode*>(c->fn);
+    if (l->body->kind == NodeKind::LocalRef) {
+      Var* g = static_cast<LocalRefNode*>(l->body)->var;
+      bool bound = false;
+      for (Var* v : l->vars) bound = bound || v == g;
+      if (bound) {
+        auto* l2 = gc_new<LetNode>(NodeKind::Letrec, l->loc);
+        l2->vars = l->vars;
+        l2->inits = l->inits;
+        auto* c2 = gc_new<CallNode>(l->body, c->loc);
+        c2->args = c->args;
+        l2->body = c2;
+        return expr(l2, tail_);
+      }
+    }
   }
-  for (Node* a : c->args) s.args.push_back(expr(a));
+  if (c->fn->kind == NodeKind::GlobalRef) {
+    Value cell = static_cast<GlobalRefNode*>(c->fn)->cell;
+    if (cell == core_cell("%ad-own") && c->args.size() == 1) return own(expr(c->args[0]));
+    if (cell == core_cell("%ad-unpack") && c->args.size() == 2 && c->args[0]->kind == NodeKind::Call &&
+        c->args[1]->kind == NodeKind::Const && static_cast<ConstNode*>(c->args[1])->value.is_fixnum()) {
+      auto* inner = static_cast<CallNode*>(c->args[0]);
+      int64_t k = static_cast<ConstNode*>(c->args[1])->value.fixnum();
+      if (k >= 0 && size_t(k) <= inner->args.size()) {
+        size_t m = inner->args.size() - size_t(k);
+        gc_vector<Node*> head(inner->args.begin(), inner->args.begin() + m);
+        gc_vector<Node*> carried(inner->args.begin() + m, inner->args.end());
+        return carry_call(inner->fn, head, carried);
+      }
+    }
+  }
+  if (c->fn->kind == NodeKind::LocalRef) {
+    auto it = carry_.find(static_cast<LocalRefNode*>(c->fn)->var);
+    if (it != carry_.end()) {
+      gc_vector<Node*> carried;
+      for (Var* v : *it->second) carried.push_back(ref(v));
+      return carry_call(c->fn, c->args, carried);
+    }
+  }
+  bool self = c->fn->kind == NodeKind::LocalRef && static_cast<LocalRefNode*>(c->fn)->var == self_src_ && jself_;
+  Atom fn = self ? Atom{} : expr(c->fn);
+  gc_vector<Atom> args;
+  for (Node* a : c->args) args.push_back(expr(a));
+  return call_step(self ? nullptr : c->fn, fn, args);
+}
+
+// A call of a procedure (fn_node null: this procedure's call of itself) on atoms.
+Atom Reverse::call_step(Node* fn_node, const Atom& fn, const gc_vector<Atom>& argv) {
+  Block& b = *cur_;
+  Step s{Step::kCall};
+  if (!fn_node) s.self_call = true;
+  else s.fn = fn;
+  s.args = argv;
   note_escape(s.fn.v);
   for (const Atom& a : s.args) note_escape(a.v);
   gc_vector<Node*> args;
@@ -433,6 +761,52 @@ Atom Reverse::call_node(Node* n) {
   s.pb = push(b, gcall("cdr", {ref(r)}), "pb");
   b.steps.push_back(s);
   return Atom{s.x};
+}
+
+// (%ad-own v): v, a vector this code owns from here on (made_vectors_): the vector a loop carries
+// (carry_group), a version out of a loop's call or an if's arms.
+Atom Reverse::own(const Atom& a) {
+  Block& b = *cur_;
+  Var* x = push(b, gcall("%ad-own", {atom(a)}), "v");
+  made_vectors_[x] = cur_;
+  if (!act(a)) return Atom{x};
+  activate(x, true);
+  Step s{Step::kOwn};
+  s.x = x;
+  s.args.push_back(a);
+  b.steps.push_back(s);
+  return Atom{x};
+}
+
+// A call of a loop that carries vectors (carry_group): the versions of the vectors are passed as
+// extra arguments; the loop returns (vector value version ...), and the versions it returns are
+// the vectors' versions from here on. A vector that escaped meanwhile is refused (the loop's
+// writes would not be seen by whoever holds it) when it holds a number.
+Atom Reverse::carry_call(Node* fn_node, const gc_vector<Node*>& argn, const gc_vector<Node*>& carried) {
+  bool self = fn_node->kind == NodeKind::LocalRef && static_cast<LocalRefNode*>(fn_node)->var == self_src_ && jself_;
+  Atom fn = self ? Atom{} : expr(fn_node);
+  gc_vector<Atom> args;
+  for (Node* a : argn) args.push_back(expr(a));
+  gc_vector<Atom> passed;
+  size_t nargs = args.size();
+  for (Node* a : carried) {
+    Atom v = expr(a);
+    bool alias = false;  // passed as an ordinary argument too: the loop would read it by two names
+    for (size_t i = 0; i < nargs; i++) alias = alias || (v.v && args[i].v == v.v);
+    if (!owned(v.v) || alias) {
+      Block& b = *cur_;
+      b.fwd.push_effect(gcall("%ad-check-escaped-write", {cst(name_), list_of(gc_vector<Atom>{v})}));
+    }
+    passed.push_back(v);
+    args.push_back(v);
+  }
+  Atom t = call_step(self ? nullptr : fn_node, fn, args);
+  for (size_t j = 0; j < passed.size(); j++) {
+    Atom x = prim_call(prim("vector-ref"), gc_vector<Atom>{t, Atom{nullptr, make_fixnum(int64_t(j + 1))}});
+    Atom v = own(x);
+    if (passed[j].v) rebind(passed[j].v, v.v);
+  }
+  return prim_call(prim("vector-ref"), gc_vector<Atom>{t, Atom{nullptr, make_fixnum(0)}});
 }
 
 Atom Reverse::prim_call(Primitive* p, gc_vector<Atom> args) {
@@ -563,7 +937,7 @@ Atom Reverse::vector_write(Primitive* p, const gc_vector<Atom>& args) {
   Var* v = args[0].v;
   PrimCallNode* pc = gc_new<PrimCallNode>(make_ptr(p), SrcLoc{});
   for (const Atom& a : args) pc->args.push_back(atom(a));
-  if (escaped_vectors_.count(v) || made_vectors_[v] != cur_) {
+  if (!owned(v)) {
     gc_vector<Atom> live;
     for (const Atom& a : args)
       if (act(a)) live.push_back(a);
@@ -588,29 +962,93 @@ Atom Reverse::vector_write(Primitive* p, const gc_vector<Atom>& args) {
 Atom Reverse::branch(IfNode* n) {
   Block& b = *cur_;
   Atom t = expr(n->test);
-  struct Arm {
-    Block blk;
-    Atom result;
-    Var* d;
-    Adj adj;
-    gc_vector<Var*> order;
-    LetList bwd;
-  };
+  using Arm = BranchArm;
   Arm arms[2];
   Node* code[2] = {n->then, n->otherwise};
+  // Each arm starts from the versions before the if. A vector made before the if and written in
+  // an arm (a version of it, vector_write) gets a version of its own after the if: the arms
+  // return it with their value (the if's value is (vector value version ...)), unless nothing
+  // runs after the if.
+  TracedMap<Var*, Var*> env0 = env_;
+  TracedMap<Var*, bool> esc0 = escaped_vectors_;
   for (int i = 0; i < 2; i++) {
+    env_ = env0;
+    escaped_vectors_ = esc0;
     cur_ = &arms[i].blk;
-    arms[i].result = expr(code[i]);
+    blocks_.push_back(cur_);
+    arms[i].result = expr(code[i], tail_);
     note_escape(arms[i].result.v);
+    blocks_.pop_back();
     cur_ = &b;
+    arms[i].env = env_;
+    arms[i].escaped = escaped_vectors_;
+  }
+  env_ = env0;
+  escaped_vectors_.clear();
+  for (Arm& a : arms)
+    for (auto& [v, e] : a.escaped) escaped_vectors_[v] = e;
+  // the vectors (their versions before the if) an arm wrote
+  gc_vector<Var*> written;
+  TracedMap<Var*, bool> seen;
+  for (Arm& a : arms)
+    for (auto& [src, w] : env0) {
+      auto it = a.env.find(src);
+      if (it != a.env.end() && it->second != w && made_vectors_.count(w) && !seen.count(w)) {
+        seen[w] = true;
+        written.push_back(w);
+      }
+    }
+  bool join = !written.empty() && !tail_;
+  gc_vector<bool> join_escaped;
+  if (join) {
+    for (Var* w : written) {
+      Var* src = nullptr;
+      for (auto& [s2, w2] : env0)
+        if (w2 == w) src = s2;
+      bool esc = false;
+      for (Arm& a : arms) {
+        Var* last = a.env[src];
+        if (a.escaped.count(last)) esc = true;
+      }
+      join_escaped.push_back(esc);
+    }
+    for (Arm& a : arms) {
+      cur_ = &a.blk;
+      blocks_.push_back(cur_);
+      gc_vector<Atom> parts{a.result};
+      for (Var* w : written) {
+        Var* src = nullptr;
+        for (auto& [s2, w2] : env0)
+          if (w2 == w) src = s2;
+        parts.push_back(Atom{a.env[src]});
+      }
+      a.result = prim_call(prim("vector"), parts);
+      blocks_.pop_back();
+      cur_ = &b;
+    }
+  }
+  for (int i = 0; i < 2; i++) {
     arms[i].d = make_var(intern("d"));
     backward(arms[i].blk, arms[i].result, arms[i].d, arms[i].adj, arms[i].order, arms[i].bwd);
   }
+  Atom r = branch_join(n, b, t, arms);
+  if (!join) return r;
+  for (size_t j = 0; j < written.size(); j++) {
+    Atom x = prim_call(prim("vector-ref"), gc_vector<Atom>{r, Atom{nullptr, make_fixnum(int64_t(j + 1))}});
+    Atom v = own(x);
+    if (join_escaped[j]) escaped_vectors_[v.v] = true;
+    rebind(written[j], v.v);
+  }
+  return prim_call(prim("vector-ref"), gc_vector<Atom>{r, Atom{nullptr, make_fixnum(0)}});
+}
+
+Atom Reverse::branch_join(IfNode* n, Block& b, const Atom& t, BranchArm* arms) {
+  using Arm = BranchArm;
   gc_vector<Var*> outer;
   TracedMap<Var*, size_t> index;
-  for (Arm& a : arms)
-    for (Var* v : a.order)
-      if (!a.blk.bound.count(v) && !index.count(v) && a.adj.count(v)) {
+  for (int i = 0; i < 2; i++)
+    for (Var* v : arms[i].order)
+      if (!arms[i].blk.bound.count(v) && !index.count(v) && arms[i].adj.count(v)) {
         index[v] = outer.size();
         outer.push_back(v);
       }
@@ -815,6 +1253,9 @@ void Reverse::backward(Block& b, const Atom& result, Var* d, Adj& adj, gc_vector
         add(adj, order, out, s.args[0].v, out.push(gcall("%ad-vector-clear", {ref(dx), atom(s.args[1])}), intern("d")));
         break;
       }
+      case Step::kOwn:
+        if (s.args[0].v) add(adj, order, out, s.args[0].v, dx);
+        break;
       case Step::kClosure:
         for (size_t i = 0; i < s.outer.size(); i++)
           add(adj, order, out, s.outer[i],
@@ -829,12 +1270,14 @@ Node* Reverse::pullback_clause(LambdaClause* c, Var* self_out, Var** fvs, size_t
                                Var* rest) {
   Block body;
   cur_ = &body;
+  blocks_.assign(1, &body);
   // assigned parameters live in cells, made from the arguments
   for (size_t i = 0; i < c->params.size(); i++)
     if (c->params[i]->assigned) make_cell(c->params[i], Atom{(*params)[i]});
   if (c->rest && c->rest->assigned) make_cell(c->rest, Atom{rest});
-  Atom result = expr(c->body);
+  Atom result = expr(c->body, true);
   cur_ = nullptr;
+  blocks_.clear();
   Var* d = make_var(intern("d"));
   Adj adj;
   gc_vector<Var*> order;
@@ -924,7 +1367,8 @@ LambdaNode* Reverse::maker(LambdaNode* src, Var** fvs, size_t nfv) {
 
 LambdaNode* make_reverse_maker(Vm& vm, RuleCache& rules, LambdaNode* src, Var** fvs, size_t nfv, Value name) {
   Reverse r(vm, rules, name);
-  return r.maker(src, fvs, nfv);
+  LambdaNode* m = r.maker(src, fvs, nfv);
+  return m;
 }
 
 }  // namespace quasi::ad

@@ -125,6 +125,12 @@
                             " (passed to a procedure, stored, captured by a closure, or made outside the branch) in "
                             (if (symbol? in) (symbol->string in) "an anonymous procedure")))))
 
+;; Loops that write vectors (lib/ad/README.md, "vector-set!"): a loop carries the vectors it
+;; writes as extra arguments and returns (vector value vector ...). %ad-own marks the vector a
+;; transformed procedure owns from then on (the identity); (%ad-unpack t k) is t's value.
+(define (%ad-own v) v)
+(define (%ad-unpack t k) (vector-ref t 0))
+
 ;; The cotangent of the values `vals` a consumer received (call-with-values), from the list of
 ;; the consumer's argument cotangents: that list for several values, its first for one value.
 (define (%ad-values-cot vals d)
