@@ -21,8 +21,9 @@
 // followed by the unspecified value is the assignment; and in residual code only, cons chains
 // become list forms, (cons a (cons b '())) -> (list a b), the same fresh pairs. Not in code the
 // user wrote: a call of list there would follow a later definition of list, and no longer one of
-// cons, which the program names. The partial evaluator's residual treats core procedures as fixed
-// when it is made (lib/pe/README.md), so there the two are the same program.
+// cons, which the program names. A residual is never moved to new cells (a later define of list
+// leaves its list the built-in), and a define of a core procedure it read invalidates it: it
+// calls its original from then on (lib/pe/README.md, "Globals"), so there the two are the same.
 //
 // The partial evaluator's residual code is let-inserted (every computation bound to a variable
 // where the original computes it); this pass is what turns it back into nested expressions.

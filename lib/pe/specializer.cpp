@@ -172,12 +172,12 @@ PVal* Specializer::pe_global_ref(Value cell) {
   Value v = c->value;
   bool constant = v != kUnbound && is_procedure(v) && !written_cells_.count(cell.bits);
   if (!constant) return emit_dyn(counted(gc_new<GlobalRefNode>(cell, SrcLoc{})));
-  // A procedure in a core-owned cell is that procedure for good (imported cells cannot be set!).
-  // A user global is a dependency: redefining it invalidates the specialization.
-  if (c->owner == make_ptr(core_)) return make_static(v);
+  // The global is a dependency: assigning a user global, or a later `define` of a core name in
+  // the environment the code was compiled in (engine/redefinition.hpp: that code then calls the
+  // new definition), invalidates the specialization, whose residual then calls the original.
   if (read_cells_.insert(cell.bits).second) deps_->push_back(cell);
   PVal* p = make_static(v);
-  p->cell = cell;
+  if (c->owner != make_ptr(core_)) p->cell = cell;
   return p;
 }
 

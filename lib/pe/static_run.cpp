@@ -119,7 +119,7 @@ bool StaticRunner::scan(Node* tree, Value proc, const FrozenCache& written, std:
     // Only procedures are assumed (as the specializer does): data in a global may change.
     if (g->value == kUnbound || !is_procedure(g->value) || written.count(cell.bits)) return false;
     if (!value_ok(g->value)) return false;
-    if (g->owner != make_ptr(st_.core)) assumed.push_back(cell.bits);
+    assumed.push_back(cell.bits);  // core cells too: a redefinition invalidates (pe/README.md)
     return true;
   };
   auto tree_ok = [&](Node* root) {

@@ -1,0 +1,72 @@
+;;; pe-redefine-test.scm — a residual made by `specialize` follows a later `define` of a built-in
+;;; name as the original does (engine/redefinition.hpp moves the original's code to the new
+;;; cell; the residual, which folded, inlined or named the old built-in, is invalidated and calls
+;;; the original from then on; lib/pe/README.md, "Globals"). Forms are evaluated one at a time in
+;;; an environment made by `environment`, as in the REPL.
+(include "harness.scm")
+
+(define env (environment '(scheme base) '(quasi)))
+(define (ev form) (eval form env))
+(define (stat name) (cdr (assq name (specialize-stats))))
+
+;; A residual that calls the built-in.
+(ev '(define (f2 a b) (+ a b)))
+(ev '(define s2 (specialize f2 1)))
+;; A residual where the built-in was folded away: (car '(1 2)) is 1.
+(ev '(define (first x) (car x)))
+(ev '(define s-first (specialize first '(1 2))))
+;; A static run of a pure procedure that calls the built-in: (sq 5) is 25 in the residual.
+(ev '(define (sq n) (* n n)))
+(ev '(define (h n x) (+ (sq n) x)))
+(ev '(define s-h (specialize h 5)))
+(ev '(define (h2 n x) (cons (sq n) x)))
+(ev '(define s-h2 (specialize h2 5)))
+;; A built-in called under dynamic control, inside a helper (a loop).
+(ev '(define (count-b l) (if (null? l) 0 (+ (if (eq? (car l) 'b) 1 0) (count-b (cdr l))))))
+(ev '(define (cb tag l) (if (eq? tag 'go) (count-b l) 'no)))
+(ev '(define s-cb (specialize cb 'go)))
+;; A cons chain the residual cleanup writes as a call of list (lib/passes/forward.cpp).
+(ev '(define (two a b) (cons a (cons b '()))))
+(ev '(define s-two (specialize two)))
+;; One that uses none of the redefined names.
+(ev '(define (neg x) (- x)))
+(ev '(define s-neg (specialize neg)))
+
+(test "before: they agree" '(3 3 1 1 26 26 2 2)
+      (ev '(list (f2 1 2) (s2 2) (first '(1 2)) (s-first) (h 5 1) (s-h 1)
+                 (count-b '(a b b)) (s-cb '(a b b)))))
+(test "the residual calls +" '(lambda (b) (+ 1 b)) (ev '(residual s2)))
+(test "the static run folded (sq 5)" '(lambda (x) (cons 25 x)) (ev '(residual s-h2)))
+(test "the residual folded car" #f (pair? (memq 'car (let walk ((x (ev '(residual s-first))))
+                                                       (if (pair? x) (append (walk (car x)) (walk (cdr x))) (list x))))))
+(define invalidations-before (stat 'invalidations))
+
+(ev '(define (+ . a) 'redefined))
+(test "the original follows the new +" 'redefined (ev '(f2 1 2)))
+(test "so does its residual" 'redefined (ev '(s2 2)))
+(test "a static run's result is not kept either" (ev '(h 5 1)) (ev '(s-h 1)))
+(test "a helper's call of + follows" (ev '(count-b '(a b b))) (ev '(s-cb '(a b b))))
+(test "specialize again: a new residual that calls the new +" 'redefined (ev '((specialize f2 1) 2)))
+(test "... not the cached one" #f (ev '(eq? s2 (specialize f2 1))))
+
+(ev '(define (car x) 'my-car))
+(test "a folded car follows the new car" 'my-car (ev '(s-first)))
+(test "the residual made now reads the list at run time or folds the new car"
+      'my-car (ev '((specialize first '(1 2)))))
+
+(test "the residual names list" '(lambda (a b) (list a b)) (ev '(residual s-two)))
+(ev '(define (list . xs) 'my-list))
+(test "a residual written with list does not follow a new list (the original names cons)"
+      '(1 2) (ev '(s-two 1 2)))
+(ev '(define (* a b) (cons 'times (cons a (cons b '())))))
+(test "a static run of a procedure calling * follows the new *" '((times 5 5) . 1) (ev '(s-h2 1)))
+
+(test "a residual that used none of them is still valid (cached)" #t (ev '(eq? s-neg (specialize neg))))
+(test "it agrees" -3 (ev '(s-neg 3)))
+(test-assert "invalidations counted" (>= (- (stat 'invalidations) invalidations-before) 4))
+
+;; The program's own environment is untouched.
+(define (p2 a b) (+ a b))
+(test "a residual in the program's environment still adds" 3 ((specialize p2 1) 2))
+
+(test-end)
