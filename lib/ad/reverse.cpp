@@ -86,7 +86,10 @@ struct Step {
   // vector after the write, a version of its own, args are v before it, i and e.
   // kOwn: (%ad-own v), a version of a vector this code owns from here on (a loop's carried
   // vector, a version out of a call or an if): the identity.
-  enum Kind : uint8_t { kPrim, kCall, kBranch, kClosure, kWrite, kOwn };
+  // kGroup: the closures of a letrec group whose procedures are free variables of each other
+  // (args: the procedures; lays: per procedure, per slot of its layout, the index in outer of an
+  // outer variable, or -1-j for the group's procedure j).
+  enum Kind : uint8_t { kPrim, kCall, kBranch, kClosure, kWrite, kOwn, kGroup };
   Kind kind;
   Var* x = nullptr;   // the primal result
   Var* pb = nullptr;  // kCall, kBranch: the pullback
@@ -99,6 +102,7 @@ struct Step {
                               // is the producer's values
   gc_vector<Atom> args;
   gc_vector<Var*> outer;  // kBranch: the outer variables of its vector; kClosure: the layout
+  std::vector<std::vector<int64_t>> lays;  // kGroup
   // kBranch: whether an arm's backward code may move a cell's adjoint (it has calls, branches or
   // cell operations). A quiet arm's pullback, given the zero, returns zeros and does nothing.
   bool quiet_arms = false;  // both arms are quiet
@@ -437,17 +441,50 @@ void Reverse::letrec(LetNode* n) {
     codes->push_back(rename(copy));
   }
   carry_group(n, *vars, *codes);
+  std::vector<std::vector<Var*>> fvs;
+  bool cross = false;  // a procedure of the group is a free variable of one of them
   for (size_t i = 0; i < n->vars.size(); i++) {
     Var* v = (*vars)[i];
-    Node* copy = (*codes)[i];
     b.bound[v] = true;
-    std::vector<Var*> fv = closure_layout(static_cast<LambdaNode*>(copy), v);
-    Step s{Step::kClosure};
-    s.x = v;
-    for (Var* w : fv) {
+    fvs.push_back(closure_layout(static_cast<LambdaNode*>((*codes)[i]), v));
+    for (Var* w : fvs.back()) {
       note_escape(w);
-      s.outer.push_back(w);
       if (active_.count(w)) group_active = true;
+      for (Var* g : *vars) cross = cross || w == g;
+    }
+  }
+  if (!cross) {
+    for (size_t i = 0; i < n->vars.size(); i++) {
+      Step s{Step::kClosure};
+      s.x = (*vars)[i];
+      for (Var* w : fvs[i]) s.outer.push_back(w);
+      b.steps.push_back(s);
+    }
+  } else {
+    // Mutual recursion: a procedure's cotangent holds the cotangents of the group's procedures it
+    // calls, whose cotangents hold those of the ones they call, ... One step for the group sends
+    // them all to the group's outer variables (%ad-group-cot).
+    Step s{Step::kGroup};
+    s.x = (*vars)[0];
+    TracedMap<Var*, int64_t> outer_index;
+    for (size_t i = 0; i < n->vars.size(); i++) {
+      s.args.push_back(Atom{(*vars)[i]});
+      std::vector<int64_t> lay;
+      for (Var* w : fvs[i]) {
+        int64_t member = -1;
+        for (size_t j = 0; j < vars->size(); j++)
+          if ((*vars)[j] == w) member = int64_t(j);
+        if (member >= 0) {
+          lay.push_back(-1 - member);
+          continue;
+        }
+        if (!outer_index.count(w)) {
+          outer_index[w] = int64_t(s.outer.size());
+          s.outer.push_back(w);
+        }
+        lay.push_back(outer_index[w]);
+      }
+      s.lays.push_back(lay);
     }
     b.steps.push_back(s);
   }
@@ -1142,6 +1179,27 @@ void Reverse::backward(Block& b, const Atom& result, Var* d, Adj& adj, gc_vector
   if (result.v) add(adj, order, out, result.v, d);
   for (auto st = b.steps.rbegin(); st != b.steps.rend(); ++st) {
     Step& s = *st;
+    if (s.kind == Step::kGroup) {
+      bool any = false;
+      for (const Atom& m : s.args) any = any || adj.count(m.v);
+      if (!any) continue;
+      CallNode* cs = gc_new<CallNode>(global("vector"), SrcLoc{});
+      for (const Atom& m : s.args) {
+        auto it = adj.find(m.v);
+        cs->args.push_back(it == adj.end() ? zero() : ref(it->second));
+      }
+      Value lays = make_vector(int64_t(s.lays.size()), kFalse);
+      Node* lays_node = cst(lays);
+      for (size_t k = 0; k < s.lays.size(); k++) {
+        Value lay = make_vector(int64_t(s.lays[k].size()), kFalse);
+        lays.as<Vector>()->items()[k] = lay;
+        for (size_t i = 0; i < s.lays[k].size(); i++) lay.as<Vector>()->items()[i] = make_fixnum(s.lays[k][i]);
+      }
+      Var* r = out.push(gcall("%ad-group-cot", {cs, lays_node, cst(make_fixnum(int64_t(s.outer.size())))}), intern("d"));
+      for (size_t i = 0; i < s.outer.size(); i++)
+        add(adj, order, out, s.outer[i], out.push(gcall("vector-ref", {ref(r), cst(make_fixnum(int64_t(i)))}), intern("d")));
+      continue;
+    }
     auto found = adj.find(s.x);
     // No derivative reaches this value: nothing to do, unless the step's backward code moves a
     // cell's adjoint (a write, a make), or may (a call, an if), when some adjoint is pending.
@@ -1253,6 +1311,8 @@ void Reverse::backward(Block& b, const Atom& result, Var* d, Adj& adj, gc_vector
         add(adj, order, out, s.args[0].v, out.push(gcall("%ad-vector-clear", {ref(dx), atom(s.args[1])}), intern("d")));
         break;
       }
+      case Step::kGroup:
+        break;
       case Step::kOwn:
         if (s.args[0].v) add(adj, order, out, s.args[0].v, dx);
         break;

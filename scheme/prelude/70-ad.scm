@@ -131,6 +131,30 @@
 (define (%ad-own v) v)
 (define (%ad-unpack t k) (vector-ref t 0))
 
+;; The cotangents of the outer free variables of a letrec group whose procedures call each other
+;; (mutual recursion), from the cotangents cs of its procedures: each a vector in its closure's
+;; layout lays[k], whose slot is an outer variable's index, or -1-j for the group's procedure j,
+;; whose cotangent (built by the calls of j in k's code) is sent on the same way. Without
+;; mutation (nested derivatives).
+(define (%ad-group-cot cs lays m)
+  (let loop ((work (let l ((k 0)) (if (= k (vector-length cs)) '() (cons (cons k (vector-ref cs k)) (l (+ k 1))))))
+             (acc (let l ((i 0)) (if (= i m) '() (cons '%ad-zero (l (+ i 1)))))))
+    (if (null? work)
+        (%ad-l->v acc)
+        (let ((k (car (car work))) (c (cdr (car work))))
+          (if (not (vector? c))
+              (loop (cdr work) acc)
+              (let ((lay (vector-ref lays k)))
+                (let slots ((s 0) (work (cdr work)) (acc acc))
+                  (if (= s (vector-length lay))
+                      (loop work acc)
+                      (let ((j (vector-ref lay s)) (d (vector-ref c s)))
+                        (if (< j 0)
+                            (slots (+ s 1) (cons (cons (- -1 j) d) work) acc)
+                            (slots (+ s 1) work
+                                   (let add ((l acc) (i 0))
+                                     (if (= i j) (cons (%ad-add (car l) d) (cdr l)) (cons (car l) (add (cdr l) (+ i 1))))))))))))))))
+
 ;; The cotangent of the values `vals` a consumer received (call-with-values), from the list of
 ;; the consumer's argument cotangents: that list for several values, its first for one value.
 (define (%ad-values-cot vals d)

@@ -126,4 +126,23 @@
 (test-error-message "non-real result" "must return a real" ((grad (lambda (x) (list x))) 1.0))
 (test-error "grad of a non-procedure" (grad 5))
 
+;; mutual recursion: a letrec group whose procedures are free variables of each other (the
+;; cotangent of one holds those of the others it calls, nested; %ad-group-cot sends them all to
+;; the outer variables). Without the optimizer's passes the group stays a group.
+(define (mr x)
+  (letrec ((ev (lambda (i acc) (if (< i 4) (od (+ i 1) (+ acc (* x x))) acc)))
+           (od (lambda (i acc) (if (< i 4) (ev (+ i 1) (+ acc (* 3 x))) acc))))
+    (ev 0 0.0)))
+(test "mutual recursion" 14.0 ((grad mr) 2.0))
+(test "mutual recursion, second derivative" 4.0 ((derivative (derivative mr)) 2.0))
+(test "mutual recursion, specialized" 14.0 ((specialize (lambda (x) ((grad mr) x))) 2.0))
+(define (mr3 x y)
+  (letrec ((a (lambda (i s) (if (< i 6) (b (+ i 1) (+ s (* x y))) s)))
+           (b (lambda (i s) (if (< i 6) (c (+ i 1) (* s x)) s)))
+           (c (lambda (i s) (if (< i 6) (a (+ i 1) (+ s (sin y))) s))))
+    (a 0 1.0)))
+(let ((g ((grad mr3) 1.1 0.7)))
+  (test-assert "three procedures, d/dx" (close? (fd (lambda (x) (mr3 x 0.7)) 1.1) (car g)))
+  (test-assert "three procedures, d/dy" (close? (fd (lambda (y) (mr3 1.1 y)) 0.7) (cadr g))))
+
 (test-end)

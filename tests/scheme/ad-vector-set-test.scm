@@ -263,6 +263,14 @@
     (vector-set! v 0 (* 3 (vector-ref v 0)))
     (+ (vector-ref v 0) (vector-ref v 1))))
 (check "a loop in a branch" l11 (lambda (x) (if (> x 0) (* 8 x) 4)))
+;; mutual recursion
+(define (l12 x)
+  (let ((v (make-vector 4 0.0)))
+    (letrec ((ev (lambda (i) (if (< i 4) (begin (vector-set! v i (* x x)) (od (+ i 1))) 'done)))
+             (od (lambda (i) (if (< i 4) (begin (vector-set! v i (* 3 x)) (ev (+ i 1))) 'done))))
+      (ev 0))
+    (+ (vector-ref v 0) (vector-ref v 1) (vector-ref v 2) (vector-ref v 3))))
+(check "mutual recursion" l12 (lambda (x) (+ (* 4 x) 6)))
 ;; the length known only at run time
 (define (l13 x n)
   (let ((v (make-vector n 0.0)))
