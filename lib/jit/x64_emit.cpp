@@ -25,11 +25,14 @@
 // runtime routines that may collect are called with the homes pushed on the machine stack,
 // which the collector scans conservatively (as it does the flonum groups' boxes).
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <asmjit/x86.h>
 #include <gc/gc.h>
 
 #include <cstddef>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <map>
@@ -313,6 +316,7 @@ class Emitter {
     for (size_t k = 0; k < lp_.steps.size(); k++) {
       const Step& s = lp_.steps[k];
       if (lp_.label[size_t(s.index)]) a_.bind(labels_[size_t(s.index)]);
+      marks_.push_back({s.index, a_.offset()});
       if (group < lp_.flonum_groups.size() && lp_.flonum_groups[group].first == k) {
         flonum_group(lp_.flonum_groups[group]);
         k = lp_.flonum_groups[group++].last;
@@ -320,6 +324,7 @@ class Emitter {
       }
       step(s);
     }
+    marks_.push_back({-1, a_.offset()});
     if (lp_.label[size_t(p_->ncode)]) {
       a_.bind(labels_[size_t(p_->ncode)]);
       exit_to(p_->ncode);
@@ -356,6 +361,13 @@ class Emitter {
 
   // Where the interpreter (or a return through the entries table) enters at bytecode index i.
   const std::vector<Label>& entry_labels() const { return entry_labels_; }
+  // (bytecode index, code offset) where each step's in-line code starts; index -1 starts the
+  // out-of-line part (slow paths, exits). For the perf map (QUASI_PERF_MAP).
+  struct Mark {
+    int32_t index;
+    size_t offset;
+  };
+  const std::vector<Mark>& marks() const { return marks_; }
 
  private:
   struct SlowPath {
@@ -385,6 +397,7 @@ class Emitter {
   std::vector<Label> entry_labels_;  // per bytecode index: where the interpreter enters
   std::vector<SlowPath> slow_paths_;
   std::map<int32_t, size_t> position_;  // bytecode index -> position in lp_.steps
+  std::vector<Mark> marks_;
 
   static Mem slot(int reg) { return qword_ptr(r12, int32_t(reg) * 8); }
 
@@ -1490,7 +1503,6 @@ class Emitter {
   // exits after the store need not store them again.
   void call(const Step& s) {
     size_t k = position_of(s.index);
-    poll(s.index);
     Label exit = exit_label(s.index, false);
     Label primitive = a_.newLabel();
     Label after = labels_[size_t(s.index + 1)];
@@ -1507,7 +1519,9 @@ class Emitter {
       a_.je(after_exit);
       a_.jmp(after);
     }});
+    // A primitive done inline needs no poll: it cannot run long; the call falls back to the poll.
     if (Value prim = known_primitive(s); prim.bits != 0) inline_primitive(s, prim, false);
+    poll(s.index);
     flush(pinned_live_in(k));
     if (Value callee = known_closure(s); callee.bits != 0) known_call(s, callee);
     a_.bind(retry);
@@ -1814,7 +1828,6 @@ class Emitter {
   // machine registers; every other tail call stores them first, like a call.
   void tail_call(const Step& s) {
     size_t k = position_of(s.index);
-    poll(s.index);
     Label exit = exit_label(s.index, false);
     Label primitive = a_.newLabel();
     Label retry = a_.newLabel();
@@ -1824,6 +1837,7 @@ class Emitter {
       emit_return();
     }});
     if (Value prim = known_primitive(s); prim.bits != 0) inline_primitive(s, prim, true);
+    poll(s.index);
     Value callee = known_closure(s);
     bool known_self = callee.bits != 0 && callee.as<Closure>()->proto == p_;
     if (known_self) known_tail_call(s, callee);
@@ -1945,6 +1959,33 @@ class Emitter {
   }
 };
 
+// With QUASI_PERF_MAP set, every compilation appends its code's symbols to /tmp/perf-PID.map,
+// which `perf report` reads for JIT code: one symbol per bytecode instruction ("ev@12") and one
+// for the out-of-line part ("ev@slow"), so a profile says which instruction the time is in.
+void write_perf_map(const Proto* p, void* fn, size_t size, const std::vector<Emitter::Mark>& marks) {
+  static const bool on = std::getenv("QUASI_PERF_MAP") != nullptr;
+  if (!on) return;
+  static std::mutex m;
+  std::lock_guard<std::mutex> lock(m);
+  char path[64];
+  std::snprintf(path, sizeof path, "/tmp/perf-%d.map", int(getpid()));
+  FILE* f = std::fopen(path, "a");
+  if (!f) return;
+  std::string name = is_symbol(p->name) ? symbol_name(p->name) : "lambda";
+  uintptr_t base = reinterpret_cast<uintptr_t>(fn);
+  std::fprintf(f, "%lx %zx %s@entry\n", (unsigned long)base, marks.empty() ? size : marks[0].offset, name.c_str());
+  for (size_t i = 0; i < marks.size(); i++) {
+    size_t end = i + 1 < marks.size() ? marks[i + 1].offset : size;
+    if (end <= marks[i].offset) continue;
+    if (marks[i].index < 0)
+      std::fprintf(f, "%lx %zx %s@slow\n", (unsigned long)(base + marks[i].offset), end - marks[i].offset, name.c_str());
+    else
+      std::fprintf(f, "%lx %zx %s@%d\n", (unsigned long)(base + marks[i].offset), end - marks[i].offset, name.c_str(),
+                   int(marks[i].index));
+  }
+  std::fclose(f);
+}
+
 }  // namespace
 
 // ---- public to lib/jit ------------------------------------------------------------------------
@@ -1989,6 +2030,7 @@ JitCode* emit_x64(const Proto* p, const LoweredProc& lp, std::string* listing, s
     if (lp.entry[i] && labels[i].isValid())
       jc->entries[i] = static_cast<uint8_t*>(fn) + code.labelOffsetFromBase(labels[i]);
   jc->entry0 = jc->entries[0];
+  write_perf_map(p, fn, code.codeSize(), e.marks());
   GC_REGISTER_FINALIZER_NO_ORDER(jc, release_code, nullptr, nullptr, nullptr);
   return jc;
 }

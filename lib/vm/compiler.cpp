@@ -7,7 +7,9 @@
 // that order); every register the code uses is below nregs; a call's callee and arguments are
 // consecutive registers; calls of builtins with an inline op (PrimFacts::inline_op) become that
 // instruction followed by a data word naming the cell or primitive; IR too deep to analyse is
-// refused with a clean error.
+// refused with a clean error. A named let in tail position (a letrec-bound lambda only called,
+// in tail position) is no closure: its parameters are registers of the frame and its calls jump
+// back to its head (loop_letrec).
 #include "vm/compiler.hpp"
 
 #include <unordered_map>
@@ -16,6 +18,7 @@
 
 #include "core/error.hpp"
 #include "ir/free_vars.hpp"
+#include "ir/functor.hpp"
 #include "vm/vm_impl.hpp"
 
 namespace quasi {
@@ -73,6 +76,56 @@ class Analysis : public FreeVariables {
   }
 };
 
+// ---- loops: a named let in tail position compiled in its procedure's frame ------------------
+
+// True when every reference to `v` in `n` is the operator of a call with `nargs` operands in tail
+// position of `n` (`tail`), none inside a lambda. Such a `v` bound by a letrec to a one-clause
+// lambda is a loop: its calls are jumps (FnCompiler::loop_letrec). `budget` bounds the walk (the
+// IR is already known not to be too deep: Analysis ran on it).
+bool only_tail_called(Node* n, Var* v, size_t nargs, bool tail, int depth) {
+  if (depth > kMaxPassDepth) return false;
+  switch (n->kind) {
+    case NodeKind::LocalRef:
+      return static_cast<LocalRefNode*>(n)->var != v;
+    case NodeKind::LocalSet:
+      return static_cast<LocalSetNode*>(n)->var != v && only_tail_called(static_cast<LocalSetNode*>(n)->value, v, nargs, false, depth + 1);
+    case NodeKind::If: {
+      auto* i = static_cast<IfNode*>(n);
+      return only_tail_called(i->test, v, nargs, false, depth + 1) && only_tail_called(i->then, v, nargs, tail, depth + 1) &&
+             only_tail_called(i->otherwise, v, nargs, tail, depth + 1);
+    }
+    case NodeKind::Seq: {
+      auto* q = static_cast<SeqNode*>(n);
+      for (size_t k = 0; k < q->exprs.size(); k++)
+        if (!only_tail_called(q->exprs[k], v, nargs, tail && k + 1 == q->exprs.size(), depth + 1)) return false;
+      return true;
+    }
+    case NodeKind::Let:
+    case NodeKind::Letrec: {
+      auto* l = static_cast<LetNode*>(n);
+      for (Node* init : l->inits)
+        if (!only_tail_called(init, v, nargs, false, depth + 1)) return false;
+      return only_tail_called(l->body, v, nargs, tail, depth + 1);
+    }
+    case NodeKind::Call: {
+      auto* c = static_cast<CallNode*>(n);
+      bool ok = true;
+      if (c->fn->kind == NodeKind::LocalRef && static_cast<LocalRefNode*>(c->fn)->var == v)
+        ok = tail && c->args.size() == nargs;
+      else
+        ok = only_tail_called(c->fn, v, nargs, false, depth + 1);
+      for (Node* a : c->args) ok = ok && only_tail_called(a, v, nargs, false, depth + 1);
+      return ok;
+    }
+    default: {
+      // Lambda (a reference inside would capture v), PrimCall, GlobalSet, constants.
+      bool ok = true;
+      for_each_child(n, [&](Node* child) { ok = ok && only_tail_called(child, v, nargs, false, depth + 1); });
+      return ok;
+    }
+  }
+}
+
 // ---- code generation -------------------------------------------------------------------------
 
 enum class Where : uint8_t { Reg, Free, Self };
@@ -122,6 +175,13 @@ class FnCompiler {
   FreeVariables::Info& info_;
   Var* self_ = nullptr;
   std::unordered_map<Var*, VarLoc> locs_;
+  // Loops compiled in this frame (loop_letrec): the name's first parameter register and the
+  // index of the loop head, where a call jumps after moving its operands there.
+  struct Loop {
+    int base;
+    size_t head;
+  };
+  std::unordered_map<Var*, Loop> loops_;
 
   // Per-clause state.
   std::vector<Insn> code_;
@@ -462,6 +522,14 @@ class FnCompiler {
   }
 
   void call(Node* fn, const Value* prim, const gc_vector<Node*>& args, int dst, bool tail) {
+    if (fn && fn->kind == NodeKind::LocalRef) {
+      auto it = loops_.find(static_cast<LocalRefNode*>(fn)->var);
+      if (it != loops_.end()) {
+        if (!tail) compile_error(cur_loc_, "internal error: a loop called outside tail position");
+        loop_jump(it->second, args);
+        return;
+      }
+    }
     // A call through a builtin's global cell becomes an inline instruction with a guard.
     Value cell = kFalse;
     Value callee = prim ? *prim : kFalse;
@@ -585,8 +653,88 @@ class FnCompiler {
     next_reg_ = mark;
   }
 
+  // A call of a loop (always in tail position): the operands are computed into temporaries
+  // (each may read any parameter), moved to the parameters, and the code jumps back to the head.
+  void loop_jump(const Loop& loop, const gc_vector<Node*>& args) {
+    int mark = next_reg_;
+    int t = alloc(int(args.size()));
+    std::vector<bool> same(args.size(), false);
+    for (size_t k = 0; k < args.size(); k++) {
+      Node* a = args[k];
+      // An operand that is its own parameter's current value needs no move.
+      if (a->kind == NodeKind::LocalRef) {
+        VarLoc l = lookup(static_cast<LocalRefNode*>(a)->var, a->loc);
+        if (l.where == Where::Reg && !l.boxed && l.index == loop.base + int(k)) {
+          same[k] = true;
+          continue;
+        }
+      }
+      expr(a, t + int(k), false);
+    }
+    for (size_t k = 0; k < args.size(); k++)
+      if (!same[k]) emit(Op::kMove, uint16_t(loop.base + int(k)), uint16_t(t + int(k)));
+    size_t j = emit(Op::kJump);
+    int32_t off = int32_t(loop.head) - int32_t(j) - 1;
+    code_[j].b = uint16_t(uint32_t(off) & 0xFFFF);
+    code_[j].c = uint16_t(uint32_t(off) >> 16);
+    next_reg_ = mark;
+  }
+
+  // (letrec ((f (lambda (x ...) body))) e) in tail position, where f is only called, in tail
+  // position of body and of e (a named let, as the forward pass leaves it): no closure is made;
+  // x ... are registers of this frame, the loop head computes body, and every call of f moves
+  // its operands to x ... and jumps to the head (a backward jump: a poll point and a loop head
+  // for the JIT). Values and effects are the same: the closure could not escape, and a call in
+  // tail position returns what the body returns. What changes is only what a backtrace shows: the
+  // loop runs in its procedure's frame, as it would after a tail call in any case.
+  bool loop_letrec(LetNode* l, bool tail) {
+    if (!tail || l->vars.size() != 1 || l->vars[0]->assigned || l->inits[0]->kind != NodeKind::Lambda) return false;
+    auto* lam = static_cast<LambdaNode*>(l->inits[0]);
+    if (lam->clauses.size() != 1 || lam->clauses[0]->rest) return false;
+    LambdaClause* c = lam->clauses[0];
+    Var* f = l->vars[0];
+    if (!only_tail_called(c->body, f, c->params.size(), true, 0) || !only_tail_called(l->body, f, c->params.size(), true, 0))
+      return false;
+    int base = alloc(int(c->params.size()));
+    for (size_t k = 0; k < c->params.size(); k++) bind_reg(c->params[k], base + int(k));
+    bool direct = l->body->kind == NodeKind::Call && static_cast<CallNode*>(l->body)->fn->kind == NodeKind::LocalRef &&
+                  static_cast<LocalRefNode*>(static_cast<CallNode*>(l->body)->fn)->var == f;
+    size_t skip = 0;
+    if (direct) {
+      // The usual shape: the entry is the first call, falling into the head.
+      auto* entry = static_cast<CallNode*>(l->body);
+      int mark = next_reg_;
+      for (size_t k = 0; k < entry->args.size(); k++) {
+        int t = alloc();
+        expr(entry->args[k], t, false);
+      }
+      for (size_t k = 0; k < entry->args.size(); k++) emit(Op::kMove, uint16_t(base + int(k)), uint16_t(mark + int(k)));
+      next_reg_ = mark;
+    } else {
+      skip = emit(Op::kJump);
+    }
+    SrcLoc saved = cur_loc_;
+    if (lam->loc.known()) cur_loc_ = lam->loc;
+    loops_[f] = Loop{base, code_.size()};
+    // A boxed parameter gets a new box on every iteration, as a new activation would.
+    for (size_t k = 0; k < c->params.size(); k++)
+      if (is_boxed(c->params[k])) emit(Op::kBox, uint16_t(base + int(k)));
+    expr(c->body, 0, true);
+    cur_loc_ = saved;
+    if (!direct) {
+      patch_jump(skip);
+      expr(l->body, 0, true);
+    }
+    loops_.erase(f);
+    return true;
+  }
+
   void letrec(LetNode* l, int dst, bool tail) {
     int mark = next_reg_;
+    if (loop_letrec(l, tail)) {
+      next_reg_ = mark;
+      return;
+    }
     int base = alloc(int(l->vars.size()));
     for (size_t k = 0; k < l->vars.size(); k++) {
       bind_reg(l->vars[k], base + int(k));

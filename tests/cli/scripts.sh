@@ -47,9 +47,9 @@ cat > prelude.scm <<'SCM'
 (for-each (lambda (x) (car x)) (list 1))
 SCM
 run "$QUASI" prelude.scm
-expect_no_match "the prelude's own procedures are hidden" "$ERR" 'in \(loop'
+expect_no_match "the prelude's own procedures are hidden" "$ERR" 'in \(for-each'
 run "$QUASI" --verbose-backtrace prelude.scm
-expect_match "--verbose-backtrace shows them" "$ERR" '^  in \(loop .*prelude/'
+expect_match "--verbose-backtrace shows them" "$ERR" '^  in \(for-each .*prelude/'
 
 printf '(display "x")\n(newline)\nfoo\n' > unbound.scm
 run "$QUASI" unbound.scm
