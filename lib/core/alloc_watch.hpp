@@ -4,7 +4,8 @@
 // limits, and a huge object is refused before it is allocated.
 //
 // Owner: rel. Invariants: tl_allocated_bytes grows by the size of every object from gc.hpp's
-// allocation functions on this thread (small objects a free-list block at a time), so an
+// allocation functions on this thread (small objects a free-list block at a time: exactly while
+// tl_limits_set, else by a block's worth per refill, which may count more than the list holds), so an
 // engine's memory limit counts its own thread only, never another engine's. The watch is called
 // before every allocation of kWatchedBytes or more (with its size), before the first allocation
 // after each further kWatchedBytes of smaller ones, at every refill of a small-object free list,

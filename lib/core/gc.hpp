@@ -60,6 +60,12 @@ struct SmallFreeLists {
 // Constant-initialized, so access is a plain TLS load (no wrapper call).
 inline thread_local SmallFreeLists* tl_free_lists = nullptr;
 void* refill_small(size_t words);
+// What a refill adds to tl_allocated_bytes (core/alloc_watch.hpp): the bytes of the objects in
+// the new list while an evaluation with a time or memory limit runs (tl_limits_set), else
+// small_block_bytes, the bytes of a list made from an empty block of the collector's.
+constexpr size_t kSmallBlockBytes = 4096;  // the collector's HBLKSIZE on x86-64
+size_t small_list_bytes(const void* list, size_t words);
+size_t small_block_bytes(size_t words);
 // This thread's lists, made on first use. Their address never changes for the thread's life, so
 // machine code may hold it for a run (jit/x64_emit.cpp pops pairs, boxes, closures and flonums
 // inline and calls the runtime only when a list is empty).
