@@ -317,6 +317,7 @@ class Emitter {
       const Step& s = lp_.steps[k];
       if (lp_.label[size_t(s.index)]) a_.bind(labels_[size_t(s.index)]);
       marks_.push_back({s.index, a_.offset()});
+      if (s.op == Op::kGlobalRef && defer_global_ref(k)) continue;
       if (group < lp_.flonum_groups.size() && lp_.flonum_groups[group].first == k) {
         flonum_group(lp_.flonum_groups[group]);
         k = lp_.flonum_groups[group++].last;
@@ -398,6 +399,9 @@ class Emitter {
   std::vector<SlowPath> slow_paths_;
   std::map<int32_t, size_t> position_;  // bytecode index -> position in lp_.steps
   std::vector<Mark> marks_;
+  // Calls of an inline primitive whose callee's global is read by the call itself (bytecode
+  // index of the call -> position of the kGlobalRef, which emits nothing): defer_global_ref.
+  std::map<int32_t, size_t> deferred_ref_;
 
   static Mem slot(int reg) { return qword_ptr(r12, int32_t(reg) * 8); }
 
@@ -1747,13 +1751,50 @@ class Emitter {
     }
   }
 
+  // The kGlobalRef at position k loads the callee of a call (soon after, in the same basic
+  // block, only moves and constants between) that inline_primitive will do: the call compares
+  // the global's value with the primitive itself, and only its fallback stores R[a] (after the
+  // unbound check, which hands the kGlobalRef to the interpreter). The steps between cannot exit
+  // and, rerun, give what they gave (none reads what one of them wrote, nor R[a]), so that
+  // exit's re-execution from the kGlobalRef is exact. Saves the unbound check, the store and the
+  // reload of R[a] on the inline path (cadr, number?, char=? ... through their globals).
+  bool defer_global_ref(size_t k) {
+    const Step& g = lp_.steps[k];
+    std::vector<uint16_t> read, written;
+    auto has = [](const std::vector<uint16_t>& v, uint16_t r) { return std::find(v.begin(), v.end(), r) != v.end(); };
+    for (size_t j = k + 1; j < lp_.steps.size(); j++) {
+      const Step& t = lp_.steps[size_t(j)];
+      if (lp_.label[size_t(t.index)]) return false;
+      if (t.op == Op::kCall || t.op == Op::kTailCall) {
+        if (t.a != g.a || known_primitive(t).bits == 0) return false;
+        deferred_ref_[t.index] = k;
+        return true;
+      }
+      if (t.op != Op::kMove && t.op != Op::kConst) return false;
+      if (t.op == Op::kMove) {
+        if (t.b == g.a || has(written, t.b)) return false;
+        read.push_back(t.b);
+      }
+      if (t.a == g.a || has(read, t.a)) return false;
+      written.push_back(t.a);
+    }
+    return false;
+  }
+
   // The primitive's work done inline when R[a] still holds it: the result goes to R[a] and
   // execution continues after the call; an argument it cannot take (car of a non-pair) falls
   // back to the call, which reports the error as always.
   void inline_primitive(const Step& s, Value prim, bool tail) {
     const PrimFacts& r = prim.as<Primitive>()->facts;
     Label general = a_.newLabel();
-    ld(rax, s.a);
+    auto deferred = deferred_ref_.find(s.index);
+    Value cell = deferred == deferred_ref_.end() ? Value{0} : p_->consts[lp_.steps[deferred->second].b];
+    if (cell.bits) {
+      load_constant(rcx, cell);
+      a_.mov(rax, qword_ptr(rcx, kCellValue));
+    } else {
+      ld(rax, s.a);
+    }
     load_constant(rcx, prim);
     a_.cmp(rax, rcx);
     a_.jne(general);
@@ -1822,6 +1863,15 @@ class Emitter {
       a_.jmp(labels_[size_t(s.index + 1)]);
     }
     a_.bind(general);
+    if (cell.bits) {
+      // The deferred kGlobalRef, as step() does it (its exit reruns it and the moves after it).
+      const Step& g = lp_.steps[deferred->second];
+      load_constant(rcx, cell);
+      a_.mov(rax, qword_ptr(rcx, kCellValue));
+      a_.cmp(rax, int32_t(kUnbound.bits));
+      a_.je(exit_label(g.index));
+      st(g.a, rax);
+    }
   }
 
   // A self tail call (known, or guessed and guarded) keeps the pinned registers in their

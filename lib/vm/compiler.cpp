@@ -7,9 +7,9 @@
 // that order); every register the code uses is below nregs; a call's callee and arguments are
 // consecutive registers; calls of builtins with an inline op (PrimFacts::inline_op) become that
 // instruction followed by a data word naming the cell or primitive; IR too deep to analyse is
-// refused with a clean error. A named let in tail position (a letrec-bound lambda only called,
-// in tail position) is no closure: its parameters are registers of the frame and its calls jump
-// back to its head (loop_letrec).
+// refused with a clean error. A named let (a letrec-bound lambda only called, in tail position
+// of its body) is no closure: its parameters are registers of the frame and its calls jump back
+// to its head (loop_letrec).
 #include "vm/compiler.hpp"
 
 #include <unordered_map>
@@ -80,8 +80,8 @@ class Analysis : public FreeVariables {
 
 // True when every reference to `v` in `n` is the operator of a call with `nargs` operands in tail
 // position of `n` (`tail`), none inside a lambda. Such a `v` bound by a letrec to a one-clause
-// lambda is a loop: its calls are jumps (FnCompiler::loop_letrec). `budget` bounds the walk (the
-// IR is already known not to be too deep: Analysis ran on it).
+// lambda is a loop: its calls are jumps (FnCompiler::loop_letrec). The depth guard is the
+// passes' (the IR is already known not to be too deep: Analysis ran on it).
 bool only_tail_called(Node* n, Var* v, size_t nargs, bool tail, int depth) {
   if (depth > kMaxPassDepth) return false;
   switch (n->kind) {
@@ -182,6 +182,13 @@ class FnCompiler {
     size_t head;
   };
   std::unordered_map<Var*, Loop> loops_;
+  // The innermost loop being compiled that is not in tail position: its body's tail positions
+  // put their value in `dst` and jump past the loop (the jumps are patched there).
+  struct Exit {
+    int dst;
+    std::vector<size_t> jumps;
+  };
+  Exit* exit_ = nullptr;
 
   // Per-clause state.
   std::vector<Insn> code_;
@@ -297,6 +304,9 @@ class FnCompiler {
       auto* c = static_cast<CallNode*>(n);
       if (c->fn->kind != NodeKind::GlobalRef) return Op::kCount;
       *cell = static_cast<GlobalRefNode*>(c->fn)->cell;
+      // Only a builtin's own cell: writing it turns the inline paths off (VmImpl::cell_written).
+      // Another global holding a builtin (define op car) may be assigned any time: a call.
+      if (!(cell->obj()->header & kInlinedCell)) return Op::kCount;
       callee = cell->as<GlobalCell>()->value;
       *args = &c->args;
     } else if (n->kind == NodeKind::PrimCall) {
@@ -363,8 +373,18 @@ class FnCompiler {
     return JumpSite{at, true};
   }
 
+  // The value of a tail position: returned, or inside a loop that is not in tail position
+  // (loop_letrec) moved to the loop's result register and a jump to the code after the loop.
+  void ret(int reg) {
+    if (!exit_) {
+      emit(Op::kReturn, uint16_t(reg));
+      return;
+    }
+    if (reg != exit_->dst) emit(Op::kMove, uint16_t(exit_->dst), uint16_t(reg));
+    exit_->jumps.push_back(emit(Op::kJump));
+  }
   void ret_if(bool tail, int reg) {
-    if (tail) emit(Op::kReturn, uint16_t(reg));
+    if (tail) ret(reg);
   }
 
   // Computes n into R[dst]; in tail position also returns it (or tail-calls).
@@ -379,7 +399,7 @@ class FnCompiler {
       case NodeKind::LocalRef: {
         VarLoc l = lookup(static_cast<LocalRefNode*>(n)->var, n->loc);
         if (tail && l.where == Where::Reg && !l.boxed) {
-          emit(Op::kReturn, uint16_t(l.index));
+          ret(l.index);
           break;
         }
         local_ref(static_cast<LocalRefNode*>(n)->var, dst);
@@ -530,12 +550,19 @@ class FnCompiler {
         return;
       }
     }
+    // In tail position of a loop that is not: a call, then its value is the loop's.
+    if (tail && exit_) {
+      call(fn, prim, args, exit_->dst, false);
+      ret(exit_->dst);
+      return;
+    }
     // A call through a builtin's global cell becomes an inline instruction with a guard.
     Value cell = kFalse;
     Value callee = prim ? *prim : kFalse;
     if (fn && fn->kind == NodeKind::GlobalRef) {
       cell = static_cast<GlobalRefNode*>(fn)->cell;
-      callee = cell.as<GlobalCell>()->value;
+      // Inline only through a builtin's own cell (see inline_target).
+      if (cell.obj()->header & kInlinedCell) callee = cell.as<GlobalCell>()->value;
     }
     if (is_primitive(callee) && inline_call(callee, cell, args, dst, tail)) return;
 
@@ -680,15 +707,16 @@ class FnCompiler {
     next_reg_ = mark;
   }
 
-  // (letrec ((f (lambda (x ...) body))) e) in tail position, where f is only called, in tail
-  // position of body and of e (a named let, as the forward pass leaves it): no closure is made;
-  // x ... are registers of this frame, the loop head computes body, and every call of f moves
-  // its operands to x ... and jumps to the head (a backward jump: a poll point and a loop head
-  // for the JIT). Values and effects are the same: the closure could not escape, and a call in
-  // tail position returns what the body returns. What changes is only what a backtrace shows: the
-  // loop runs in its procedure's frame, as it would after a tail call in any case.
-  bool loop_letrec(LetNode* l, bool tail) {
-    if (!tail || l->vars.size() != 1 || l->vars[0]->assigned || l->inits[0]->kind != NodeKind::Lambda) return false;
+  // (letrec ((f (lambda (x ...) body))) e), where f is only called, in tail position of body
+  // and of e (a named let, as the forward pass leaves it): no closure is made; x ... are
+  // registers of this frame, the loop head computes body, and every call of f moves its operands
+  // to x ... and jumps to the head (a backward jump: a poll point and a loop head for the JIT).
+  // Not in tail position, the value of body's (and e's) tail positions goes to dst and a jump
+  // leaves the loop (Exit). Values and effects are the same: the closure could not escape, and
+  // a call in tail position of body gives what body gives. What changes is only what a
+  // backtrace shows: the loop runs in its procedure's frame, as after a tail call in any case.
+  bool loop_letrec(LetNode* l, int dst, bool tail) {
+    if (l->vars.size() != 1 || l->vars[0]->assigned || l->inits[0]->kind != NodeKind::Lambda) return false;
     auto* lam = static_cast<LambdaNode*>(l->inits[0]);
     if (lam->clauses.size() != 1 || lam->clauses[0]->rest) return false;
     LambdaClause* c = lam->clauses[0];
@@ -697,6 +725,9 @@ class FnCompiler {
       return false;
     int base = alloc(int(c->params.size()));
     for (size_t k = 0; k < c->params.size(); k++) bind_reg(c->params[k], base + int(k));
+    Exit exit{dst, {}};
+    Exit* outer = exit_;
+    if (!tail) exit_ = &exit;
     bool direct = l->body->kind == NodeKind::Call && static_cast<CallNode*>(l->body)->fn->kind == NodeKind::LocalRef &&
                   static_cast<LocalRefNode*>(static_cast<CallNode*>(l->body)->fn)->var == f;
     size_t skip = 0;
@@ -719,19 +750,21 @@ class FnCompiler {
     // A boxed parameter gets a new box on every iteration, as a new activation would.
     for (size_t k = 0; k < c->params.size(); k++)
       if (is_boxed(c->params[k])) emit(Op::kBox, uint16_t(base + int(k)));
-    expr(c->body, 0, true);
+    expr(c->body, dst, true);
     cur_loc_ = saved;
     if (!direct) {
       patch_jump(skip);
-      expr(l->body, 0, true);
+      expr(l->body, dst, true);
     }
     loops_.erase(f);
+    exit_ = outer;
+    for (size_t j : exit.jumps) patch_jump(j);
     return true;
   }
 
   void letrec(LetNode* l, int dst, bool tail) {
     int mark = next_reg_;
-    if (loop_letrec(l, tail)) {
+    if (loop_letrec(l, dst, tail)) {
       next_reg_ = mark;
       return;
     }

@@ -228,4 +228,37 @@
     (if (= i (string-length s)) k (loop (+ i 1) (if (char=? (string-ref s i) c) (+ k 1) k)))))
 (test "string loop" 4 (count-char "mississippi" #\s))
 
+;; A call of a primitive done inline through a global that holds it (jit: the call reads the
+;; global itself; only the fallback stores the callee): the global changes between calls, to
+;; another inline primitive, to a closure, back; the operand set-up between the global's load
+;; and the call is moves and constants, in different orders.
+(define jr-op car)
+(define (jr-apply-op x y) (jr-op (if (pair? x) x y)))
+(define (jr-apply-op2 x y) (let ((a y) (b x)) (jr-op b)))
+(define (jr-run n)
+  (let loop ((i 0) (acc '()))
+    (if (= i n)
+        (reverse acc)
+        (begin
+          (set! jr-op (case (modulo i 4) ((0) car) ((1) cdr) ((2) (lambda (p) (list 'closure p))) (else cadr)))
+          (loop (+ i 1) (cons (list (jr-apply-op (list i 'b 'c) 0) (jr-apply-op2 (list 'x i) 1)) acc))))))
+(let ((r (jr-run 400)))
+  (test "inline primitive through a changing global, length" 400 (length r))
+  (test "inline primitive through a changing global"
+        #t
+        (let check ((i 0) (l r))
+          (or (null? l)
+              (and (equal? (car l)
+                           (case (modulo i 4)
+                             ((0) (list i 'x))
+                             ((1) (list '(b c) (list i)))
+                             ((2) (list (list 'closure (list i 'b 'c)) (list 'closure (list 'x i))))
+                             (else (list 'b i))))
+                   (check (+ i 1) (cdr l)))))))
+;; The primitive's error still comes from the call, with the primitive's message.
+(define jr-op3 cadr)
+(define (jr-cadr x) (jr-op3 x))
+(let loop ((i 0)) (if (< i 300) (begin (jr-cadr '(1 2)) (loop (+ i 1)))))
+(test-error "cadr of a short list through a global" error-object? (jr-cadr '(1)))
+
 (test-end)

@@ -9,7 +9,9 @@
 ;;; a parallel assignment), closures capturing the parameters of each iteration, set! on a
 ;;; parameter (a new box per iteration), a letrec body calling the loop from several branches,
 ;;; nested loops, call/cc captured in the loop and re-entered, dynamic-wind around an escape,
-;;; errors raised inside the loop, flonum accumulators, many parameters. Run in the four modes
+;;; errors raised inside the loop, flonum accumulators, many parameters; and loops that are not
+;;; in tail position (an operand, a let's init, an if's test, a sequence for effect, call/cc
+;;; re-entering one, inside dynamic-wind), whose tail positions jump past the loop. Run in the four modes
 ;;; (so also JIT forced, and hot after the warm-up loop below).
 
 (include "harness.scm")
@@ -43,7 +45,7 @@
 ;; The program shapes: (lambda (esc) program) with the random choices made once, outside.
 (define (lt-shape)
   (let ((n (+ 1 (lt-rand 12))) (m (lt-rand 8)) (op (lt-pick '(+ - * max))))
-    (case (lt-rand 14)
+    (case (lt-rand 18)
       ;; Accumulate; the test and the update vary.
       ((0) (lambda (esc)
              `(lambda (x y)
@@ -145,6 +147,53 @@
                  (let ((f ,(list 'lambda '() (lt-named esc 'loop '((i 0) (acc x))
                                                          `(if (= i ,n) (lambda (z) (list z acc i)) (loop (+ i 1) (,op acc y)))))))
                    ((f) 'done)))))
+      ;; Loops not in tail position: an operand, a let's init, an if's test, a sequence.
+      ((13) (lambda (esc)
+              `(lambda (x y)
+                 (list (+ 1 ,(lt-named esc 'loop '((i 0) (acc x)) `(if (= i ,n) acc (loop (+ i 1) (,op acc y)))))
+                       (let ((v ,(lt-named esc 'loop `((i ,m)) `(if (> i ,n) (* i x) (loop (+ i 2))))))
+                         (list v x))
+                       (if ,(lt-named esc 'loop '((l (list x y 3))) '(cond ((null? l) #f) ((eq? (car l) 3) #t) (else (loop (cdr l)))))
+                           'found
+                           'not)))))
+      ;; A sieve-like sequence of loops for effect, then one whose tail positions call procedures.
+      ((14) (lambda (esc)
+              `(lambda (x y)
+                 (let ((v (make-vector ,(+ n 2) 0)) (calls 0))
+                   (define (note! k) (set! calls (+ calls 1)) (* k 2))
+                   ,(lt-named esc 'fill '((i 0)) `(if (< i ,(+ n 2)) (begin (vector-set! v i (,op i x)) (fill (+ i 1))) #f))
+                   (let ((r ,(lt-named esc 'walk '((i 0) (acc 0))
+                                       `(cond ((= i ,n) (note! acc))
+                                              ((= i ,m) (list 'stop (note! i) (vector-ref v i)))
+                                              (else (walk (+ i 1) (+ acc (vector-ref v i))))))))
+                     (list r calls (vector->list v)))))))
+      ;; Non-tail loops with an inner tail loop, and call/cc re-entering a non-tail loop.
+      ((15) (lambda (esc)
+              `(lambda (x y)
+                 (let ((k0 #f) (count 0) (outs '()))
+                   (let ((r (* 2 ,(lt-named esc 'outer '((i 0) (acc 0))
+                                            `(if (= i ,n)
+                                                 acc
+                                                 ,(lt-named esc 'inner '((j 0) (acc acc))
+                                                            `(if (> j i)
+                                                                 (outer (+ i 1) (+ acc (call/cc (lambda (k) (if (= i ,(min m (- n 1))) (set! k0 k)) j))))
+                                                                 (inner (+ j 1) (,op acc j)))))))))
+                     (set! outs (cons r outs))
+                     (set! count (+ count 1))
+                     (if (and k0 (< count 3)) (k0 (* count 100)) (list outs x)))))))
+      ;; A non-tail letrec loop called from both branches of its body, inside dynamic-wind.
+      ((16) (lambda (esc)
+              `(lambda (x y)
+                 (let ((trace '()))
+                   (let ((r (dynamic-wind
+                             (lambda () (set! trace (cons 'in trace)))
+                             (lambda ()
+                               (+ 1 (letrec ((walk (lambda (i acc)
+                                                     ,@(if esc '((set! lt-escape walk)) '())
+                                                     (if (> i ,n) acc (walk (+ i 1) (,op acc i x))))))
+                                      (if (< x y) (walk 0 x) (walk ,m y)))))
+                             (lambda () (set! trace (cons 'out trace))))))
+                     (list r trace))))))
       ;; A call with a different argument count somewhere: stays a closure, the error is the same.
       (else (lambda (esc)
               `(lambda (x y)
@@ -199,10 +248,13 @@
           (else (loop (+ i 1) n)))))
 (define (lt-count-to n) (let loop ((i 0)) (if (= i n) i (loop (+ i 1)))))
 (define (lt-escapes n) (let loop ((i 0)) (if (= i n) loop (loop (+ i 1)))))
+(define (lt-non-tail n) (+ 1 (let loop ((i 0)) (if (= i n) i (loop (+ i 1))))))
 (if (not (equal? (get-environment-variable "QUASI_PASSES") "off"))
     (begin
       (test "no closure for a loop" 0 (lt-count-substring (disassemble lt-count-to) "closure"))
-      (test "a closure for an escaping loop" 1 (lt-count-substring (disassemble lt-escapes) " closure"))))
+      (test "a closure for an escaping loop" 1 (lt-count-substring (disassemble lt-escapes) " closure"))
+      (test "no closure for a loop in an operand" 0 (lt-count-substring (disassemble lt-non-tail) "closure"))))
+(test "non-tail loop value" 100001 (lt-non-tail 100000))
 (test "loop value" 100000 (lt-count-to 100000))
 (test "escaping loop value" #t (procedure? (lt-escapes 3)))
 
