@@ -17,7 +17,7 @@ namespace quasi::pe {
 // back to the trivial residual `(lambda (dyn ...) (f static ... dyn ...))`. Chez cp0 calls the
 // same idea effort-limit (200 per inlining attempt there; ours is per whole request, because a
 // request specializes a whole program, e.g. an interpreter together with its input program).
-constexpr int64_t kEffortLimit = 400000;
+constexpr int64_t kEffortLimit = 800000;
 
 // Residual size: IR nodes the evaluator emits per request. Bounds the code a request can make
 // (unrolling a static loop 10^6 times would stay within the effort limit only barely; this

@@ -106,7 +106,7 @@ void Specializer::encode(PVal* v, KeyBuild& kb) {
           kb.items.push_back(same);
           return;
         }
-      kb.items.push_back(KeyItem{KeyItem::kHole});
+      kb.items.push_back(KeyItem{KeyItem::kHole, v->opaque ? kFalse : exclusions_of(v->var)});
       kb.inputs.push_back(v);
       kb.input_names.push_back(kb.name);
       return;
@@ -203,6 +203,55 @@ void Specializer::encode(PVal* v, KeyBuild& kb) {
   }
 }
 
+// What residual tests found `x` is not (facts.cpp), as a key item's value: the distinct
+// constants sorted by their bits (identity constants: equal means the same bits), or #f.
+Value Specializer::exclusions_of(Var* x) {
+  Fact* f = fact_of(x);
+  if (!f || !f->excluded || f->excluded->empty()) return kFalse;
+  std::vector<uint64_t> bits;
+  for (Value c : *f->excluded) bits.push_back(c.bits);
+  std::sort(bits.begin(), bits.end());
+  bits.erase(std::unique(bits.begin(), bits.end()), bits.end());
+  Value l = kNil;
+  for (size_t i = bits.size(); i-- > 0;) l = cons(Value{bits[i]}, l);
+  return l;
+}
+
+namespace {
+// a and b: exclusion lists (sorted, or #f for none).
+bool same_exclusions(Value a, Value b) {
+  for (; is_pair(a) && is_pair(b); a = cdr(a), b = cdr(b))
+    if (car(a) != car(b)) return false;
+  return !is_pair(a) && !is_pair(b);
+}
+bool excludes(Value l, Value c) {
+  for (; is_pair(l); l = cdr(l))
+    if (eqv(car(l), c)) return true;
+  return false;
+}
+bool subset_exclusions(Value a, Value b) {
+  for (; is_pair(a); a = cdr(a))
+    if (!excludes(b, car(a))) return false;
+  return true;
+}
+// A hole that knows nothing about its value: the most general item.
+bool plain_hole(const KeyItem& it) { return it.tag == KeyItem::kHole && !is_pair(it.value); }
+// Whether the general key's hole `g` covers the new call's item `x` (x is g or more specific).
+bool hole_covers(const KeyItem& g, const KeyItem& x) {
+  if (plain_hole(g)) return true;
+  switch (x.tag) {
+    case KeyItem::kHole: return subset_exclusions(g.value, x.value);
+    case KeyItem::kFrozen:
+    case KeyItem::kRef: return !excludes(g.value, x.value);
+    case KeyItem::kPair:
+    case KeyItem::kVector:
+    case KeyItem::kView:
+    case KeyItem::kClosure: return true;  // exclusions are identity constants, never objects
+    default: return false;
+  }
+}
+}  // namespace
+
 static uint64_t hash_key(const gc_vector<KeyItem>& items, LambdaNode* lam, size_t clause, Value runtime) {
   uint64_t h = mix(reinterpret_cast<uintptr_t>(lam), clause);
   h = mix(h, runtime.bits);
@@ -215,6 +264,9 @@ static uint64_t hash_key(const gc_vector<KeyItem>& items, LambdaNode* lam, size_
       case KeyItem::kVector:
       case KeyItem::kSameHole:
       case KeyItem::kBackRef: h = mix(h, uint64_t(it.n)); break;
+      case KeyItem::kHole:
+        for (Value l = it.value; is_pair(l); l = cdr(l)) h = mix(h, car(l).bits);
+        break;
       default: break;
     }
   }
@@ -230,6 +282,7 @@ static bool item_equal(const KeyItem& a, const KeyItem& b) {
     case KeyItem::kVector:
     case KeyItem::kSameHole:
     case KeyItem::kBackRef: return a.n == b.n;
+    case KeyItem::kHole: return same_exclusions(a.value, b.value);
     default: return true;
   }
 }
@@ -333,8 +386,10 @@ void subtree_ends(const gc_vector<KeyItem>& key, std::vector<size_t>& end, const
     end[i] = j;
   }
 }
+// `theirs`, when given, receives the index into b of each part's counterpart.
 void differing_parts(const gc_vector<KeyItem>& a, size_t i, const std::vector<size_t>& a_end, const gc_vector<KeyItem>& b,
-                     size_t j, const std::vector<size_t>& b_end, std::vector<uint32_t>& out) {
+                     size_t j, const std::vector<size_t>& b_end, std::vector<uint32_t>& out,
+                     std::vector<uint32_t>* theirs = nullptr) {
   if (i >= a.size() || j >= b.size()) return;
   if (slice_equal(a, i, a_end[i], b, j, b_end[j])) return;
   const KeyItem& x = a[i];
@@ -344,11 +399,12 @@ void differing_parts(const gc_vector<KeyItem>& a, size_t i, const std::vector<si
   bool container = x.tag == KeyItem::kPair || x.tag == KeyItem::kVector;
   if (!container || !item_equal(x, y)) {
     out.push_back(uint32_t(i));
+    if (theirs) theirs->push_back(uint32_t(j));
     return;
   }
   size_t ci = i + 1, cj = j + 1;
   while (ci < a_end[i] && cj < b_end[j]) {
-    differing_parts(a, ci, a_end, b, cj, b_end, out);
+    differing_parts(a, ci, a_end, b, cj, b_end, out, theirs);
     ci = a_end[ci];
     cj = b_end[cj];
   }
@@ -449,8 +505,15 @@ PVal* Specializer::rebuild(const gc_vector<KeyItem>& key, size_t& i, gc_vector<V
     case KeyItem::kFrozen:
     case KeyItem::kRef:
       return tagged(make_static(it.value));
-    case KeyItem::kHole:
-      return tagged(make_dyn(params[pi++]));
+    case KeyItem::kHole: {
+      Var* p = params[pi++];
+      if (is_pair(it.value)) {  // what the caller's tests found it is not
+        auto* ex = gc_new<gc_vector<Value>>();
+        for (Value l = it.value; is_pair(l); l = cdr(l)) ex->push_back(car(l));
+        fact_for_update(p).excluded = ex;
+      }
+      return tagged(make_dyn(p));
+    }
     case KeyItem::kSameHole:
       return tagged(make_dyn(params[size_t(it.n)]));
     case KeyItem::kView: {  // a dynamic pair with known fields: the caller read them
@@ -669,18 +732,19 @@ bool Specializer::covers(const gc_vector<KeyItem>& key, const gc_vector<uint32_t
   std::vector<size_t> v_end, n_end;
   subtree_ends(key, v_end, arity);
   subtree_ends(kb.items, n_end, arity);
-  std::vector<uint32_t> theirs;
+  std::vector<uint32_t> parts, counterparts;
   bool differs = false;
   for (size_t s = 0; s < kb.slot_start.size(); s++) {
     auto [a0, a1] = slot_slice(key, slot_start, s);
     auto [b0, b1] = slot_slice(kb.items, kb.slot_start, s);
     if (slice_equal(key, a0, a1, kb.items, b0, b1)) continue;
     differs = true;
-    theirs.clear();
-    differing_parts(key, a0, v_end, kb.items, b0, n_end, theirs);
-    if (theirs.empty()) return false;
-    for (uint32_t o : theirs)
-      if (key[o].tag != KeyItem::kHole) return false;
+    parts.clear();
+    counterparts.clear();
+    differing_parts(key, a0, v_end, kb.items, b0, n_end, parts, &counterparts);
+    if (parts.empty()) return false;
+    for (size_t k = 0; k < parts.size(); k++)
+      if (key[parts[k]].tag != KeyItem::kHole || !hole_covers(key[parts[k]], kb.items[counterparts[k]])) return false;
   }
   return differs;
 }
@@ -888,7 +952,7 @@ PVal* Specializer::specialize_call(const Callee& c, size_t clause, gc_vector<PVa
     if (!e) {
       int& count = variants_[vkey];
       bool all_dynamic = true;
-      for (const KeyItem& it : kb.items) all_dynamic = all_dynamic && it.tag == KeyItem::kHole;
+      for (const KeyItem& it : kb.items) all_dynamic = all_dynamic && plain_hole(it);
       if (count >= kMaxVariantsPerClause && !all_dynamic) {
         note("generalized", "variants", c.lam,
              "every argument made dynamic: more than " + std::to_string(kMaxVariantsPerClause) + " variants");
@@ -930,7 +994,7 @@ PVal* Specializer::specialize_call(const Callee& c, size_t clause, gc_vector<PVa
           if (n_end.empty()) subtree_ends(kb.items, n_end, arity);
           differing_parts(p->key, a0, p_end, kb.items, b0, n_end, r.parts[s]);
           bool p_dynamic = true;
-          for (uint32_t o : r.parts[s]) p_dynamic = p_dynamic && p->key[o].tag == KeyItem::kHole;
+          for (uint32_t o : r.parts[s]) p_dynamic = p_dynamic && plain_hole(p->key[o]);
           if (r.parts[s].empty()) p_dynamic = false;
           if (r.parts[s].size() == 1 && r.parts[s][0] == a0) r.parts[s].clear();  // the whole slot
           if (p_dynamic) {

@@ -62,6 +62,10 @@ struct KeyItem {
   // kBackRef: the same object as an earlier item (n: its index; -1: the callee itself).
   // kView: a dynamic value (a hole: a parameter) whose car and cdr are known (the two items
   // that follow; kUnknown for a field not known): a pair the residual code read (facts.cpp).
+  // kHole: value is what residual tests found the dynamic value is not (facts.cpp): a list of
+  // identity constants in a canonical order, or #f for nothing; the helper knows it too, so a
+  // restart does not repeat the test that failed (the KMP matcher's mismatched character).
+  // A hole with fewer exclusions is more general; the whistle ignores them (a hole is a hole).
   enum Tag : uint8_t { kFrozen, kRef, kHole, kPair, kVector, kClosure, kBackRef, kSameHole, kView, kUnknown };
   Tag tag;
   Value value = kFalse;         // kFrozen, kRef
@@ -263,6 +267,7 @@ class Specializer : public ExprFunctor<PVal*(Node*, PEnv*)> {
   void learn_field(Var* v, int which, PVal* value);
   void learn_test(PVal* test, bool outcome);
   bool excluded(PVal* v, Value c);
+  Value exclusions_of(Var* x);  // memo.cpp: a hole's key value
   // Fact-based answers for structural primitives on dynamic values; null when they do not apply.
   PVal* fact_structural(const PrimFacts& f, gc_vector<PVal*>& args);
   // After a residual primitive call: what its result says (a read field, a test to learn from).

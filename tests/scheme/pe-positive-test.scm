@@ -103,9 +103,42 @@
   (let loop ((r reads) (total 0)) (if (null? r) total (loop (cdr r) (+ total (cdar r))))))
 (test-assert "the naive matcher reads a text position many times" (> (naive-reads (append (repeat 'a 7) '(b)) (repeat 'a 100)) 600))
 
+
+;; Tests of a value against a constant that an enclosing test in the same procedure already
+;; made: (if (eqv? 'b t) X (if (eqv? 'b t) ...)). The else arm knows t is not b, and so must a
+;; helper called from there (helper keys carry what a value is not), whose code inline-small
+;; may put in place.
+(define (constant-test? t)
+  (and (pair? t) (memq (car t) '(eq? eqv? equal? char=?)) (= (length t) 3)
+       (let ((a (cadr t)) (b (caddr t)))
+         (or (and (pair? a) (eq? (car a) 'quote) (symbol? b)) (and (pair? b) (eq? (car b) 'quote) (symbol? a))))))
+(define (repeated-tests code)
+  (let walk ((x code) (tests '()))
+    (cond ((not (pair? x)) '())
+          ((eq? (car x) 'quote) '())
+          ((memq (car x) '(lambda case-lambda)) (walk (cdr x) '()))
+          ((and (eq? (car x) 'if) (= (length x) 4) (constant-test? (cadr x)))
+           (let ((t (cadr x)))
+             (append (if (member t tests) (list t) '())
+                     (walk (caddr x) (cons t tests)) (walk (cadddr x) (cons t tests)))))
+          (else (let loop ((l x) (out '()))
+                  (if (pair? l) (loop (cdr l) (append out (walk (car l) tests))) out))))))
+(test "the checker finds a repeated test" '((eqv? 'b t))
+      (repeated-tests '(lambda (s) (if (eqv? 'b t) 1 (let ((u 2)) (if (eqv? 'b t) u 3))))))
+(define (rec x d) (if (> d 0) (rec x (- d 1)) (if (eqv? x 'a) 'yes 'no)))
+(define (two x d) (list (if (eqv? x 'a) 0 (rec x d)) (rec x d)))
+(define s-two (specialize two))
+(test "a helper knowing x is not a is not used where x may be a" '(0 yes) (s-two 'a 3))
+(test "... it agrees" (two 'b 3) (s-two 'b 3))
+(test "... the helper called where x is not a decides the test: two tests in all" 2
+      (let loop ((l (walk (residual s-two))) (n 0)) (if (null? l) n (loop (cdr l) (if (eq? (car l) 'eqv?) (+ n 1) n)))))
+(test "the matcher on aabaaaab: no test repeated" '()
+      (repeated-tests (residual (specialize match (freeze '(a a b a a a a b))))))
+
 (define (kmp-check p)
   (let* ((sm (specialize match (freeze p))) (cm (counting sm)) (k (length p)))
     (test (string-append "matcher " (number->string k) ": no pattern list left") #f (quoted-list? (residual sm)))
+    (test (string-append "matcher " (number->string k) ": no test repeated") '() (repeated-tests (residual sm)))
     (for-each
      (lambda (t)
        (let ((r (reads-of cm t)) (n (length t)))
@@ -115,7 +148,7 @@
                       (and (<= (car r) (* 2 n)) (<= (cadr r) 2)))))
      (list '() p (append p p) (text 300) (append (text 50) p (text 20)) (repeat 'a 200)
            (append (repeat 'a 100) p) (append (reverse p) p)))))
-(for-each kmp-check (list '(a a b) '(a b a b a c) (pat 8) (pat 16) (pat 32) (pat 64)))
+(for-each kmp-check (list '(a a b) '(a b a b a c) '(a a b a a a a b) (pat 8) (pat 16) (pat 32) (pat 64)))
 (test "a text that is not a list raises as the original does"
       (guard (e (#t 'raised)) (match '(a) 5)) (guard (e (#t 'raised)) ((specialize match '(a)) 5)))
 
