@@ -1234,6 +1234,10 @@ void Reverse::backward(Block& b, const Atom& result, Var* d, Adj& adj, gc_vector
               std::string t = text;
               if (t == "1") contrib = ref(dx);
               else if (t == "-1") contrib = unless_zero(dx, gcall("-", {ref(dx)}));
+              // d * (/ 1 b) is (/ d b): one division instead of a division by an exact 1 (generic
+              // mixed arithmetic for flonums) and a product; the same value for exact numbers
+              else if (t == "(/ 1 b)" && s.args.size() == 2)
+                contrib = unless_zero(dx, gcall("/", {ref(dx), atom(s.args[1])}));
               else contrib = unless_zero(dx, gcall("*", {ref(dx), instantiate(text, s.args, s.x, dx)}));
               break;
             }
@@ -1286,13 +1290,25 @@ void Reverse::backward(Block& b, const Atom& result, Var* d, Adj& adj, gc_vector
           add(adj, order, out, s.fn.v, out.push(gcall(car, {ref(g)}), intern("d")));
         }
         size_t n = s.args.size();
+        // the arguments' cotangents: one walk down the list (%ad-car and %ad-cdr: a callee with a
+        // rest parameter may return the zero for its tail)
+        auto wants = [&](Var* a) { return a && active_.count(a) && !cell_vars_.count(a); };
+        Var* rest = ga;
         for (size_t i = 0; i < n; i++) {
           Var* a = s.args[i].v;
-          if (!a) continue;
-          Node* c = s.apply_values                ? gcall("%ad-values-cot", {ref(a), ref(ga)})
-                    : s.apply && i + 1 == n ? gcall("%ad-tail", {ref(ga), cst(make_fixnum(int64_t(i)))})
-                                            : gcall("%ad-nth", {ref(ga), cst(make_fixnum(int64_t(i)))});
-          add(adj, order, out, a, out.push(c, intern("d")));
+          if (s.apply_values) {
+            if (wants(a)) add(adj, order, out, a, out.push(gcall("%ad-values-cot", {ref(a), ref(ga)}), intern("d")));
+            continue;
+          }
+          if (s.apply && i + 1 == n) {
+            if (wants(a)) add(adj, order, out, a, rest);
+            break;
+          }
+          if (wants(a)) add(adj, order, out, a, out.push(gcall("%ad-car", {ref(rest)}), intern("d")));
+          bool later = false;
+          for (size_t j = i + 1; j < n; j++) later = later || wants(s.args[j].v);
+          if (!later) break;
+          rest = out.push(gcall("%ad-cdr", {ref(rest)}), intern("ga"));
         }
         break;
       }
@@ -1423,12 +1439,86 @@ LambdaNode* Reverse::maker(LambdaNode* src, Var** fvs, size_t nfv) {
   return mk;
 }
 
+// The cotangent helpers the backward code calls most, written inline where their operands are
+// variables or constants (the transformed code is compiled without the optimizer's passes, and a
+// call of a Scheme procedure per cotangent operation is most of a pullback's work): (%ad-car d)
+// is (if (pair? d) (car d) '%ad-zero), likewise %ad-cdr and %ad-vector-ref; (%ad-nth d k) walks
+// k such cdrs; (%ad-add a b) adds two numbers in place and calls %ad-add otherwise. The same
+// values; the partial evaluator folds the tests as it did the helpers' bodies.
+class InlineHelpers : public ExprMutator {
+ public:
+  explicit InlineHelpers(Environment* core) : core_(core) {
+    car_ = cell("%ad-car");
+    cdr_ = cell("%ad-cdr");
+    vref_ = cell("%ad-vector-ref");
+    nth_ = cell("%ad-nth");
+    add_ = cell("%ad-add");
+  }
+  Node* visit_call(CallNode* n) override {
+    Node* r = ExprMutator::visit_call(n);
+    if (r->kind != NodeKind::Call) return r;
+    auto* c = static_cast<CallNode*>(r);
+    if (c->fn->kind != NodeKind::GlobalRef) return r;
+    Value f = static_cast<GlobalRefNode*>(c->fn)->cell;
+    for (Node* a : c->args)
+      if (a->kind != NodeKind::LocalRef && a->kind != NodeKind::Const) return r;
+    if ((f == car_ || f == cdr_) && c->args.size() == 1) return take(c->args[0], f == car_ ? "car" : "cdr");
+    if (f == vref_ && c->args.size() == 2)
+      return gc_new<IfNode>(call("vector?", {cp(c->args[0])}), call("vector-ref", {cp(c->args[0]), cp(c->args[1])}),
+                            zero(), SrcLoc{});
+    if (f == nth_ && c->args.size() == 2 && c->args[1]->kind == NodeKind::Const &&
+        static_cast<ConstNode*>(c->args[1])->value.is_fixnum()) {
+      int64_t k = static_cast<ConstNode*>(c->args[1])->value.fixnum();
+      if (k < 0 || k > 8) return r;
+      return nth(c->args[0], k);
+    }
+    if (f == add_ && c->args.size() == 2) {
+      Node* a = c->args[0];
+      Node* b = c->args[1];
+      return gc_new<IfNode>(call("number?", {cp(a)}),
+                            gc_new<IfNode>(call("number?", {cp(b)}), call("+", {cp(a), cp(b)}),
+                                           call("%ad-add", {cp(a), cp(b)}), SrcLoc{}),
+                            call("%ad-add", {cp(a), cp(b)}), SrcLoc{});
+    }
+    return r;
+  }
+
+ private:
+  Environment* core_;
+  Value car_, cdr_, vref_, nth_, add_;
+  Value cell(const char* name) { return core_->cell_for(intern(name)); }
+  Node* call(const char* name, std::initializer_list<Node*> args) {
+    CallNode* c = gc_new<CallNode>(gc_new<GlobalRefNode>(cell(name), SrcLoc{}), SrcLoc{});
+    for (Node* a : args) c->args.push_back(a);
+    return c;
+  }
+  static Node* zero() { return gc_new<ConstNode>(intern("%ad-zero"), SrcLoc{}); }
+  // a fresh node for an operand used more than once (the tree stays a tree)
+  static Node* cp(Node* a) {
+    if (a->kind == NodeKind::LocalRef) return gc_new<LocalRefNode>(static_cast<LocalRefNode*>(a)->var, a->loc);
+    return gc_new<ConstNode>(static_cast<ConstNode*>(a)->value, a->loc);
+  }
+  Node* take(Node* d, const char* which) {
+    return gc_new<IfNode>(call("pair?", {cp(d)}), call(which, {cp(d)}), zero(), SrcLoc{});
+  }
+  // (%ad-nth d k): (let ((t (%ad-cdr d))) ... (%ad-car t))
+  Node* nth(Node* d, int64_t k) {
+    if (k == 0) return take(d, "car");
+    Var* t = make_var(intern("d"));
+    LetNode* l = gc_new<LetNode>(NodeKind::Let, SrcLoc{});
+    l->vars.push_back(t);
+    l->inits.push_back(take(d, "cdr"));
+    l->body = nth(gc_new<LocalRefNode>(t, SrcLoc{}), k - 1);
+    return l;
+  }
+};
+
 }  // namespace
 
 LambdaNode* make_reverse_maker(Vm& vm, RuleCache& rules, LambdaNode* src, Var** fvs, size_t nfv, Value name) {
   Reverse r(vm, rules, name);
   LambdaNode* m = r.maker(src, fvs, nfv);
-  return m;
+  return static_cast<LambdaNode*>(InlineHelpers(rules.core).visit(m));
 }
 
 }  // namespace quasi::ad

@@ -294,7 +294,7 @@ constexpr DerivativeRule kDDiv{DK::kScalar, true, {"(- (* r r))"}, {"(/ 1 b)", "
 constexpr DerivativeRule kDMax{DK::kScalar, true, {"1"}, {"(if (>= a b) 1 0)", "(if (>= a b) 0 1)"}};
 constexpr DerivativeRule kDMin{DK::kScalar, true, {"1"}, {"(if (<= a b) 1 0)", "(if (<= a b) 0 1)"}};
 constexpr DerivativeRule kDAbs{DK::kScalar, false, {"(if (positive? a) 1 (if (negative? a) -1 0))"}, {}};
-constexpr DerivativeRule kDSquare{DK::kScalar, false, {"(* 2 a)"}, {}};
+constexpr DerivativeRule kDSquare{DK::kScalar, false, {"(+ a a)"}, {}};  // 2a, without an exact 2 meeting a flonum
 constexpr DerivativeRule kDExp{DK::kScalar, false, {"r"}, {}};
 constexpr DerivativeRule kDLog{DK::kScalar, false, {"(%ad-recip a)"},
                                {"(%ad-recip (* a (log b)))", "(- (* r (%ad-recip (* b (log b)))))"}};
@@ -305,7 +305,7 @@ constexpr DerivativeRule kDAsin{DK::kScalar, false, {"(%ad-recip (sqrt (- 1 (* a
 constexpr DerivativeRule kDAcos{DK::kScalar, false, {"(- (%ad-recip (sqrt (- 1 (* a a)))))"}, {}};
 constexpr DerivativeRule kDAtan{DK::kScalar, false, {"(/ 1 (+ 1 (* a a)))"},
                                 {"(* b (%ad-recip (+ (* a a) (* b b))))", "(- (* a (%ad-recip (+ (* a a) (* b b)))))"}};
-constexpr DerivativeRule kDSqrt{DK::kScalar, false, {"(%ad-recip (* 2 r))"}, {}};
+constexpr DerivativeRule kDSqrt{DK::kScalar, false, {"(%ad-recip (+ r r))"}, {}};
 constexpr DerivativeRule kDExpt{DK::kScalar, false, {nullptr},
                                 {"(if (and (exact? b) (zero? b)) 0 (* b (expt a (- b 1))))",
                                  "(if (positive? a) (* r (log a)) 0)"}};

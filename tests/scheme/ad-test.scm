@@ -145,4 +145,16 @@
   (test-assert "three procedures, d/dx" (close? (fd (lambda (x) (mr3 x 0.7)) 1.1) (car g)))
   (test-assert "three procedures, d/dy" (close? (fd (lambda (y) (mr3 1.1 y)) 0.7) (cadr g))))
 
+;; d(a/b)/da is d/b, one division (not d * (/ 1 b), two roundings): 3.0/10.0 is 0.3, 3.0 * 0.1 is not
+(test "division: one rounding" 0.3 ((grad (lambda (a) (* 3.0 (/ a 10.0)))) 1.0))
+(test "division: exact" '(1/3 -1/9) ((grad (lambda (a b) (/ a b))) 1 3))
+;; a call's argument cotangents, read down the list: a callee with a rest parameter (whose rest
+;; cotangent may be the zero), apply with leading arguments, an unused argument between used ones
+(define (rest-sum a . more) (if (null? more) (* a a) (+ (* a a) (apply rest-sum more))))
+(test "rest parameter" '(2.0 4.0 6.0) ((grad (lambda (x y z) (rest-sum x y z))) 1.0 2.0 3.0))
+(test "rest parameter, only the first" '(2.0 0.0 0.0) ((grad (lambda (x y z) (rest-sum x))) 1.0 2.0 3.0))
+(test "apply with leading arguments" '(2.0 4.0 6.0) ((grad (lambda (x y z) (apply rest-sum x (list y z)))) 1.0 2.0 3.0))
+(define (pick a b c d) (+ (* a d) (* 2.0 d)))
+(test "unused arguments between used ones" '(4.0 0.0 0.0 3.0) ((grad (lambda (a b c d) (pick a b c d))) 1.0 2.0 3.0 4.0))
+
 (test-end)
