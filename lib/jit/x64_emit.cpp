@@ -324,6 +324,7 @@ class Emitter {
         continue;
       }
       step(s);
+      if (auto it = after_step_.find(s.index); it != after_step_.end()) a_.bind(it->second);
     }
     marks_.push_back({-1, a_.offset()});
     if (lp_.label[size_t(p_->ncode)]) {
@@ -402,6 +403,9 @@ class Emitter {
   // Calls of an inline primitive whose callee's global is read by the call itself (bytecode
   // index of the call -> position of the kGlobalRef, which emits nothing): defer_global_ref.
   std::map<int32_t, size_t> deferred_ref_;
+  // Labels bound right after a step's code (bytecode index): where a predicate done inline goes
+  // when true, past the jump-if-false that would test its boolean (inline_primitive).
+  std::map<int32_t, Label> after_step_;
 
   static Mem slot(int reg) { return qword_ptr(r12, int32_t(reg) * 8); }
 
@@ -1593,6 +1597,7 @@ class Emitter {
       a_.lea(r9, ptr(rdi, q->nregs + 1));
       check_stack_room(exit_label(s.index, false));
       for (int k = 0; k <= s.b; k++) {  // forward copy: a >= 1
+        if (k > 0 && arg_in_place(s, k, true)) continue;
         a_.mov(r8, slot(s.a + k));
         a_.mov(slot(k), r8);
       }
@@ -1601,12 +1606,32 @@ class Emitter {
     a_.bind(general);
   }
 
+  // True when the tail call s's argument R[a+j] was moved from R[j] in this basic block and R[j]
+  // was not written since: R[j] already holds it (ev's names, vals, prog; lookup's arguments).
+  // With `in_slot`, R[j]'s frame slot must hold it (a pinned R[j] was stored by the call's
+  // flush only if it is live there or an argument).
+  bool arg_in_place(const Step& s, int j, bool in_slot = false) {
+    int r = s.a + j;
+    if (in_slot && pinned(j) && !holds_argument(p_, uint16_t(j)) &&
+        !(lp_.live.valid() && lp_.live.live_in(position_of(s.index), uint16_t(j))))
+      return false;
+    for (size_t i = position_of(s.index); i-- > 0;) {
+      if (lp_.label[size_t(lp_.steps[i + 1].index)]) return false;
+      const Step& before = lp_.steps[i];
+      if (before.op == Op::kCall || before.op == Op::kTailCall) return false;
+      RegisterUse u = register_use(p_, before);
+      if (u.reads_all || u.write == j) return false;
+      if (u.write == r) return before.op == Op::kMove && before.b == j;
+    }
+    return false;
+  }
+
   // R[0..b] = R[a..a+b] and a jump to the body's start. A forward copy is right for the VM
   // registers (a >= 1, so no source is overwritten before it is read), so it is for their homes.
   // R[0], the closure, is not copied when the body does not read it.
   void self_tail_jump(const Step& s) {
     for (int k = 0; k <= s.b; k++)
-      if (k > 0 || !lp_.live.valid() || lp_.live.live_in(0, 0)) move(k, s.a + k);
+      if (k > 0 ? !arg_in_place(s, k) : !lp_.live.valid() || lp_.live.live_in(0, 0)) move(k, s.a + k);
     a_.jmp(labels_[0]);
   }
 
@@ -1643,13 +1668,15 @@ class Emitter {
   }
 
   // The closure R[a] was loaded with just before this call when it is a known callee for
-  // known_call (its code compiled, or this very code), else 0.
+  // known_call (a compiled procedure or one that may be compiled, or this very code), else 0.
   Value known_closure(const Step& s) {
     Value v = loaded_value(s, true);
     if (v.bits == 0 || !is_closure(v)) return Value{0};
     Proto* q = v.as<Closure>()->proto;
     if (q->nparams != int32_t(s.b) || q->has_rest) return Value{0};
-    if (q != p_ && (!q->jit || q->jit_state != kJitDone)) return Value{0};
+    // Another procedure's code need not exist yet (it is often compiled after its caller: ev
+    // before lookup); the guard looks at its Proto's code on every call (known_guard).
+    if (q != p_ && q->jit_state == kJitFailed) return Value{0};
     if (q == p_ && !self_) return Value{0};
     return v;
   }
@@ -1799,7 +1826,22 @@ class Emitter {
     a_.cmp(rax, rcx);
     a_.jne(general);
     ld(rax, s.a + 1);
-    Label yes = a_.newLabel(), no = a_.newLabel(), store = a_.newLabel();
+    // A predicate tested by the next step (jump-if-false on R[a], dead after it) branches there
+    // itself: no boolean is made, stored and compared.
+    Label yes, no, store = a_.newLabel();
+    size_t k = position_of(s.index);
+    bool fused = !tail && r.jit != JitRecipe::kCxr && k + 1 < lp_.steps.size() &&
+                 lp_.steps[k + 1].op == Op::kJumpIfFalse && lp_.steps[k + 1].a == s.a && lp_.live.valid() &&
+                 !holds_argument(p_, s.a) && !lp_.live.live_out(k + 1, s.a);
+    if (fused) {
+      no = labels_[size_t(lp_.steps[k + 1].target)];
+      auto it = after_step_.find(lp_.steps[k + 1].index);
+      if (it == after_step_.end()) it = after_step_.emplace(lp_.steps[k + 1].index, a_.newLabel()).first;
+      yes = it->second;
+    } else {
+      yes = a_.newLabel();
+      no = a_.newLabel();
+    }
     switch (r.jit) {
       case JitRecipe::kCxr:
         for (int k = 0; k < r.cxr_len; k++) {
@@ -1850,6 +1892,11 @@ class Emitter {
       case JitRecipe::kNone:
         break;
     }
+    if (fused) {
+      a_.bind(general);
+      if (cell.bits) deferred_global_ref(lp_.steps[deferred->second]);
+      return;
+    }
     a_.bind(no);
     a_.mov(eax, int32_t(kFalse.bits));
     a_.jmp(store);
@@ -1863,15 +1910,17 @@ class Emitter {
       a_.jmp(labels_[size_t(s.index + 1)]);
     }
     a_.bind(general);
-    if (cell.bits) {
-      // The deferred kGlobalRef, as step() does it (its exit reruns it and the moves after it).
-      const Step& g = lp_.steps[deferred->second];
-      load_constant(rcx, cell);
-      a_.mov(rax, qword_ptr(rcx, kCellValue));
-      a_.cmp(rax, int32_t(kUnbound.bits));
-      a_.je(exit_label(g.index));
-      st(g.a, rax);
-    }
+    if (cell.bits) deferred_global_ref(lp_.steps[deferred->second]);
+  }
+
+  // The kGlobalRef g that defer_global_ref left to the call's fallback, as step() does it (its
+  // exit reruns it and the moves after it).
+  void deferred_global_ref(const Step& g) {
+    load_constant(rcx, p_->consts[g.b]);
+    a_.mov(rax, qword_ptr(rcx, kCellValue));
+    a_.cmp(rax, int32_t(kUnbound.bits));
+    a_.je(exit_label(g.index));
+    st(g.a, rax);
   }
 
   // A self tail call (known, or guessed and guarded) keeps the pinned registers in their
@@ -1902,6 +1951,7 @@ class Emitter {
     check_stack_room(exit);
     // The arguments move down to R[0..argc]: a forward copy is safe (a >= 1).
     for (int j = 0; j <= s.b; j++) {
+      if (j > 0 && arg_in_place(s, j, true)) continue;
       a_.mov(r8, slot(s.a + j));
       a_.mov(slot(j), r8);
     }

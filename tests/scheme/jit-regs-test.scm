@@ -261,4 +261,42 @@
 (let loop ((i 0)) (if (< i 300) (begin (jr-cadr '(1 2)) (loop (+ i 1)))))
 (test-error "cadr of a short list through a global" error-object? (jr-cadr '(1)))
 
+;; Predicates done inline whose boolean a branch tests (the JIT branches without making it),
+;; and the same predicates whose value is kept.
+(define (jr-classify x)
+  (cond ((number? x) 'number)
+        ((symbol? x) 'symbol)
+        ((string? x) 'string)
+        ((char? x) (if (char<? x #\m) 'low-char 'high-char))
+        ((boolean? x) 'boolean)
+        ((vector? x) 'vector)
+        (else 'other)))
+(define (jr-keep x) (let ((n (number? x)) (s (symbol? x))) (list n s (if n 1 2) (if s 3 4))))
+(define jr-values (list 1 2.5 'a "s" #\a #\z #t #f '#(1) '(1) (expt 2 70) 1/2))
+(let loop ((i 0))
+  (if (< i 300) (begin (map jr-classify jr-values) (map jr-keep jr-values) (loop (+ i 1)))))
+(test "inline predicates in branches"
+      '(number number symbol string low-char high-char boolean boolean vector other number number)
+      (map jr-classify jr-values))
+(test "inline predicates kept"
+      '((#t #f 1 4) (#f #t 2 3) (#f #f 2 4))
+      (list (jr-keep 5) (jr-keep 'q) (jr-keep "x")))
+
+;; A known callee that is compiled after its caller, then replaced by another procedure; tail
+;; calls passing their own arguments on unchanged (they are not copied again).
+(define (jr-callee a b c) (list a b c))
+(define (jr-caller a b c) (cons 'r (jr-callee a b c)))
+(define (jr-tail a b c) (jr-callee a b (+ c 1)))
+(define (jr-tail-swap a b c) (jr-callee b a c))
+(define (jr-drive n)
+  (let loop ((i 0) (acc '()))
+    (if (= i n)
+        acc
+        (loop (+ i 1) (list (jr-caller i 'b 'c) (jr-tail i 'b i) (jr-tail-swap i 'y 'z))))))
+(test "known callee compiled later" '((r 299 b c) (299 b 300) (y 299 z)) (jr-drive 300))
+(set! jr-callee (lambda (a b c) (vector a b c)))
+(test "known callee replaced" '((r . #(299 b c)) #(299 b 300) #(y 299 z)) (jr-drive 300))
+(define (jr-self-tail n a b acc) (if (= n 0) (list a b acc) (jr-self-tail (- n 1) a b (+ acc a b))))
+(test "self tail call keeping arguments" '(2 3 5000) (jr-self-tail 1000 2 3 0))
+
 (test-end)
