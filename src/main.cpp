@@ -323,6 +323,8 @@ int run_program(quasi::Engine& engine, const Invocation& inv) {
 }  // namespace
 
 static int real_main(int argc, char** argv) {
+  // Every engine of this process lives on this thread (a --listen session is its own process).
+  quasi::single_thread_process();
   std::optional<Invocation> inv = parse_command_line(argc, argv);
   if (!inv) return kExitUsage;
   set_library_path(*inv);

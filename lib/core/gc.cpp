@@ -1,7 +1,9 @@
 #include "core/gc.hpp"
+#include "core/gc_threads.hpp"
 
 #include <gmp.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <mutex>
 
@@ -38,6 +40,31 @@ void* gmp_realloc(void* p, size_t old, size_t n) {
 void gmp_free(void* p, size_t) { std::free(p); }
 }  // namespace
 
+namespace {
+// gc_set_one_thread: set before gc_init, cleared when the collector goes multi-threaded.
+std::atomic<bool> g_one_thread{false};
+// Set by the collector (under its lock) when the heap has grown past kParallelMarkHeapBytes.
+std::atomic<bool> g_heap_large{false};
+
+void GC_CALLBACK on_heap_resize(GC_word heap_bytes) {
+  if (heap_bytes >= kParallelMarkHeapBytes) g_heap_large.store(true, std::memory_order_relaxed);
+}
+}  // namespace
+
+void gc_set_one_thread() {
+  if (!GC_is_init_called()) g_one_thread.store(true);
+}
+
+bool gc_one_thread() { return g_one_thread.load(std::memory_order_relaxed); }
+
+void gc_heap_check() {
+  if (!g_heap_large.load(std::memory_order_relaxed) || !g_one_thread.load(std::memory_order_relaxed)) return;
+  // On the one thread, between calls into the collector: nothing else runs in it now.
+  GC_set_on_heap_resize(nullptr);
+  GC_allow_register_threads();  // takes the lock from now on and starts the marker threads
+  g_one_thread.store(false);
+}
+
 SmallFreeLists* thread_free_lists() {
   SmallFreeLists*& fl = tl_free_lists;
   if (!fl) {
@@ -66,6 +93,7 @@ void* refill_small(size_t words) {
     watch_limits(0);
     list = GC_malloc_many(words * 8);
     if (!list) throw std::bad_alloc();
+    gc_heap_check();
     // Counting the list is a walk over every object in it (about 5 % of the time of lists.scm,
     // 3 % of cpstak.scm), needed only to hold a memory or time limit to the byte. Without one the
     // count feeds only the watch's every-64-KiB interrupt check, and a block's worth (the list's
@@ -84,7 +112,8 @@ void gc_init() {
     // Failures reach Scheme as errors (out of memory, object too large); the collector's own
     // warnings would only repeat them on stderr.
     GC_set_warn_proc([](char*, GC_word) {});
-    GC_allow_register_threads();
+    if (g_one_thread.load()) GC_set_on_heap_resize(on_heap_resize);
+    else GC_allow_register_threads();
     // Start with room to allocate: a tiny heap collects every few hundred kilobytes, and each
     // collection marks the whole live heap (the prelude's code among it).
     if (!getenv("GC_INITIAL_HEAP_SIZE")) GC_expand_hp(kInitialHeapBytes);

@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "core/gc_threads.hpp"
 #include "engine/warnings.hpp"
 #include "engine/engine_bridge.hpp"
 #include "quasi/quasi.hpp"
@@ -307,6 +308,8 @@ void install_hooks_once() {
 }  // namespace
 
 const char* version() { return "0.1.0"; }
+
+void single_thread_process() { gc_set_one_thread(); }
 
 Value error_object(const Error& e) {
   const auto* slot = static_cast<const Word*>(e.payload().get());

@@ -17,6 +17,7 @@
 #include <atomic>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <mutex>
 #include <thread>
 #include <unordered_map>
@@ -28,6 +29,7 @@
 #include "core/equality.hpp"
 #include "core/error.hpp"
 #include "core/foreign.hpp"
+#include "core/gc_threads.hpp"
 #include "core/numbers.hpp"
 #include "engine/autoload.hpp"
 #include "engine/engine_bridge.hpp"
@@ -85,6 +87,10 @@ void attach_thread() {
   if (GC_thread_is_registered()) {
     a.registered_here = !initialized_before;  // GC_INIT ran on this thread
     return;
+  }
+  if (gc_one_thread()) {
+    a.checked = false;
+    throw std::logic_error("quasi: this process uses engines from one thread only (single_thread_process)");
   }
   GC_stack_base base;
   if (GC_get_stack_base(&base) != GC_SUCCESS) throw std::runtime_error("quasi: cannot find this thread's stack");

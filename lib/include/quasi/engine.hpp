@@ -257,6 +257,13 @@ class Engine : public detail::Definitions<Engine> {
 // Version of the engine, "major.minor.patch".
 const char* version();
 
+// For a program that uses engines from one thread only, called on that thread before its first
+// engine (the quasi executable does). The collector then runs without locking and starts its
+// parallel marker threads only once its heap passes 32 MiB, which makes small programs and
+// start-up faster. Until then an engine used from any other thread throws std::logic_error.
+// No effect once an engine exists.
+void single_thread_process();
+
 // One pass of the optimizer's default pipeline (what `quasi --list-passes` prints).
 struct OptimizerPass {
   std::string name;
