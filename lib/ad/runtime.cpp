@@ -37,6 +37,12 @@ struct AdState {
   TracedMap<Proto*, LambdaNode*> maker_ir;  // code object -> its maker's IR
   TracedMap<Proto*, Value> layouts;          // J's code object -> %ad-j-layout's vector
   TracedMap<LambdaNode*, Value> lambda_makers;  // ad_maker_for_lambda's cache
+  // The last J made for each of a few closures (direct-mapped by address): a loop calling the same
+  // closure at each step asks for its J at each step (particle's potential gradient), and J(f)
+  // depends only on f (its free values are f's; a closure's slots never change).
+  static constexpr size_t kJCache = 64;
+  Value jcache_f[kJCache] = {};
+  Value jcache_j[kJCache] = {};
   Value cell_tag = kFalse;  // slot 0 of every cell (%ad-cell)
   int64_t pending = 0;      // cells holding a nonzero adjoint (see %ad-adjoints-pending?)
 };
@@ -72,6 +78,8 @@ QUASI_PRIM(p_ad_j) {
   AdState& st = state_of(self);
   Value f = argv[0];
   if (is_closure(f)) {
+    size_t slot = (f.bits >> 4) % AdState::kJCache;
+    if (st.jcache_f[slot] == f) return st.jcache_j[slot];
     Closure* c = f.as<Closure>();
     Proto* p = c->proto;
     Value m = maker_for(vm, st, p);
@@ -91,6 +99,8 @@ QUASI_PRIM(p_ad_j) {
           if (mc->params[i] == jp->free_vars[k]) lay.as<Vector>()->items()[k + 1] = make_fixnum(int64_t(i) - 1);
       st.layouts[jp] = lay;
     }
+    st.jcache_f[slot] = f;
+    st.jcache_j[slot] = j;
     return j;
   }
   if (is_primitive(f)) {
