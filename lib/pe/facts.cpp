@@ -1,7 +1,11 @@
 // facts.cpp — what residual tests and reads teach about dynamic values (positive information).
 // After (if (eqv? x 'a) A B) with x dynamic, x is 'a in A and is not 'a in B; after (if x A B),
 // x is #f in B. After residual code read (car x), a later (car x) is that value while no
-// residual code that may mutate ran since, and x is a pair for good. Helper keys carry what is
+// residual code that may mutate ran since, and x is a pair for good. After (= x 3) or (zero? x),
+// x is numerically 3 (or 0) in the then arm, not in the else arm: comparisons with small
+// integers are decided, x itself is never replaced (3.0 passes). A (vector-ref v i) or
+// (string-ref s i) read again with the same index in the same epoch is the first read's value.
+// Helper keys carry what is
 // known (memo.cpp: a known constant as a static value, read fields as a kView), which is what
 // turns a naive matcher into a KMP automaton: a restart finds the text it already read.
 //
@@ -11,6 +15,7 @@
 // at one epoch: every residual call, call of a helper, primitive with effects, lambda body and
 // undone unfolding starts a new one.
 #include "core/equality.hpp"
+#include "core/error.hpp"
 #include "pe/specializer.hpp"
 
 namespace quasi::pe {
@@ -27,6 +32,22 @@ bool constant_list(Value l) {
   for (; is_pair(l); l = cdr(l))
     if (++n > 64 || !identity_constant(car(l))) return false;
   return l == kNil && n > 0;
+}
+
+// A fixnum that a double holds exactly: when (= x c) holds for such a c, x is a real number
+// equal to c, so comparing x with another such constant is comparing c with it (no rounding
+// either way). Not that x is the fixnum c: it may be 3.0, so x is never replaced by c.
+bool small_integer(Value v) {
+  return v.is_fixnum() && v.fixnum() > -(int64_t(1) << 53) && v.fixnum() < (int64_t(1) << 53);
+}
+
+// (= a b), (< a b), ... of two arguments, or (zero? a).
+bool numeric_comparison(const PrimFacts& f, size_t n) {
+  return (f.num_result == NumResult::kBoolean && n == 2) || (f.inline_op == InlineOp::kZeroP && n == 1);
+}
+
+bool element_read(const PrimFacts& f, size_t n) {
+  return n == 2 && (f.inline_op == InlineOp::kVectorRef || f.inline_op == InlineOp::kStringRef);
 }
 
 }  // namespace
@@ -123,6 +144,19 @@ void Specializer::learn_test(PVal* t, bool outcome) {
   if (outcome) exclude(t->var, kFalse);
   else is(t->var, kFalse);
   if (!t->test_of) return;
+  if (t->test_numeric) {
+    Fact& f = fact_for_update(t->test_of);
+    if (outcome) {
+      f.has_num = true;
+      f.num = t->test_value;
+    } else {
+      auto* ex = gc_new<gc_vector<Value>>();
+      if (f.num_excluded) *ex = *f.num_excluded;
+      ex->push_back(t->test_value);
+      f.num_excluded = ex;
+    }
+    return;
+  }
   if (!t->test_list.is_true()) {
     if (outcome) is(t->test_of, t->test_value);
     else exclude(t->test_of, t->test_value);
@@ -198,10 +232,89 @@ PVal* Specializer::fact_structural(const PrimFacts& f, gc_vector<PVal*>& args) {
   }
 }
 
+PVal* Specializer::fact_numeric(Primitive* p, const PrimFacts& f, gc_vector<PVal*>& args) {
+  auto fact = [this](PVal* v) { return v->kind == PKind::Dyn && v->var ? fact_of(v->var) : nullptr; };
+  if (numeric_comparison(f, args.size())) {
+    // Every argument a small integer, or known equal to one: the comparison of those.
+    std::vector<Value> argv;
+    bool learned = false;
+    for (PVal* a : args) {
+      Fact* fa = fact(a);
+      if (a->kind == PKind::Static && small_integer(a->value)) argv.push_back(a->value);
+      else if (fa && fa->has_num) {
+        argv.push_back(fa->num);
+        learned = true;
+      }
+    }
+    if (learned && argv.size() == args.size()) {
+      spend(2);
+      try {
+        return make_static(p->fn(vm_, p, int(argv.size()), argv.data()));
+      } catch (SchemeError&) {
+        return nullptr;
+      }
+    }
+    // Known not to equal the constant it is compared with.
+    bool eq = f.inline_op == InlineOp::kNumEq || f.inline_op == InlineOp::kZeroP;
+    for (size_t k = 0; eq && k < args.size(); k++) {
+      Fact* fa = fact(args[k]);
+      if (!fa || !fa->num_excluded) continue;
+      Value c = args.size() == 1 ? make_fixnum(0) : args[1 - k]->kind == PKind::Static ? args[1 - k]->value : kFalse;
+      if (!small_integer(c)) continue;
+      for (Value e : *fa->num_excluded)
+        if (e == c) return make_static(kFalse);
+    }
+    return nullptr;
+  }
+  return nullptr;
+}
+
+PVal* Specializer::known_element(const PrimFacts& f, gc_vector<PVal*>& args) {
+  if (!element_read(f, args.size()) || args[0]->kind != PKind::Dyn || !args[0]->var) return nullptr;
+  Fact* fa = fact_of(args[0]->var);
+  if (!fa || !fa->elems || fa->elems_epoch != epoch_) return nullptr;
+  PVal* i = args[1];
+  bool var_index = i->kind == PKind::Dyn && i->var;
+  if (!var_index && !(i->kind == PKind::Static && i->value.is_fixnum())) return nullptr;
+  uint64_t index = var_index ? uint64_t(reinterpret_cast<uintptr_t>(i->var)) : i->value.bits;
+  for (const Fact::Element& e : *fa->elems)
+    if (e.op == uint8_t(f.inline_op) && e.var_index == var_index && e.index == index) return known(e.value);
+  return nullptr;
+}
+
 void Specializer::note_result(const PrimFacts& f, gc_vector<PVal*>& args, PVal* r) {
   if (r->kind != PKind::Dyn || !r->var) return;
   for (PVal* a : args)
     if (a == r) return;
+  if (numeric_comparison(f, args.size()) && (f.inline_op == InlineOp::kNumEq || f.inline_op == InlineOp::kZeroP)) {
+    // (= x c) or (zero? x): each arm learns whether x is numerically c (fact_numeric).
+    for (size_t k = 0; k < args.size(); k++) {
+      Value c = args.size() == 1 ? make_fixnum(0) : args[1 - k]->kind == PKind::Static ? args[1 - k]->value : kFalse;
+      if (args[k]->kind == PKind::Dyn && args[k]->var && small_integer(c)) {
+        r->test_of = args[k]->var;
+        r->test_value = c;
+        r->test_numeric = true;
+        if (args.size() == 2) inspect(args[1 - k]);
+        return;
+      }
+    }
+    return;
+  }
+  if (element_read(f, args.size()) && args[0]->kind == PKind::Dyn && args[0]->var) {
+    PVal* i = args[1];
+    bool var_index = i->kind == PKind::Dyn && i->var;
+    if (var_index || (i->kind == PKind::Static && i->value.is_fixnum())) {
+      Fact& fa = fact_for_update(args[0]->var);
+      auto* elems = gc_new<gc_vector<Fact::Element>>();
+      if (fa.elems && fa.elems_epoch == epoch_) *elems = *fa.elems;
+      if (elems->size() < 64)
+        elems->push_back(Fact::Element{uint8_t(f.inline_op), var_index,
+                                       var_index ? uint64_t(reinterpret_cast<uintptr_t>(i->var)) : i->value.bits, r});
+      fa.elems = elems;
+      fa.elems_epoch = epoch_;
+    }
+    return;
+  }
   switch (f.structure) {
     case Structure::kCar:
     case Structure::kCdr:

@@ -121,6 +121,9 @@ struct PVal {
   Var* test_of = nullptr;
   Value test_value = kFalse;
   Value test_list = kFalse;
+  // The test is numeric: (= test_of c) or (zero? test_of), c a small integer (facts.cpp): the
+  // arms learn that test_of is, or is not, numerically c (not that it is the fixnum c: 3.0 = 3).
+  bool test_numeric = false;
   // Dyn only: what the evaluator knows about the variable (facts.cpp) is not part of this
   // value's helper key: a generalized value.
   bool opaque = false;

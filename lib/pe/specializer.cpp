@@ -900,6 +900,8 @@ PVal* Specializer::prim_call(Value prim, gc_vector<PVal*>& args) {
     if (PVal* r = fold(p, prim, args)) return r;
     if (PVal* r = choice_fold(p, args)) return r;
   }
+  if (PVal* r = fact_numeric(p, facts, args)) return r;
+  if (PVal* r = known_element(facts, args)) return r;
   PVal* r = residual_prim(prim, args);
   if (facts.structure == Structure::kResultChar) r->known_char = true;
   note_result(facts, args, r);

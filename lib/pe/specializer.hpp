@@ -226,6 +226,20 @@ class Specializer : public ExprFunctor<PVal*(Node*, PEnv*)> {
     PVal* field[2] = {nullptr, nullptr};   // car, cdr, read at `epoch`
     uint64_t epoch = 0;
     bool is_pair = false;                  // a car or cdr was read: a pair (types never change)
+    // Numeric: a number equal (=) to `num`, a small integer, or not equal to any of
+    // `num_excluded` (learned from (= x c) and (zero? x); facts.cpp).
+    bool has_num = false;
+    Value num = kFalse;
+    gc_vector<Value>* num_excluded = nullptr;  // shared copy-on-write
+    // Elements read by residual (vector-ref x i) / (string-ref x i) at `elems_epoch`.
+    struct Element {
+      uint8_t op;       // InlineOp of the read
+      bool var_index;   // the index is a residual variable (index: its address), else a fixnum
+      uint64_t index;
+      PVal* value;
+    };
+    gc_vector<Element>* elems = nullptr;  // shared copy-on-write
+    uint64_t elems_epoch = 0;
   };
  private:
   std::unordered_map<Var*, Fact, std::hash<Var*>, std::equal_to<Var*>,
@@ -270,6 +284,10 @@ class Specializer : public ExprFunctor<PVal*(Node*, PEnv*)> {
   Value exclusions_of(Var* x);  // memo.cpp: a hole's key value
   // Fact-based answers for structural primitives on dynamic values; null when they do not apply.
   PVal* fact_structural(const PrimFacts& f, gc_vector<PVal*>& args);
+  // Numeric comparisons decided by numeric facts, and element reads already made; null when
+  // they do not apply.
+  PVal* fact_numeric(Primitive* p, const PrimFacts& f, gc_vector<PVal*>& args);
+  PVal* known_element(const PrimFacts& f, gc_vector<PVal*>& args);
   // After a residual primitive call: what its result says (a read field, a test to learn from).
   void note_result(const PrimFacts& f, gc_vector<PVal*>& args, PVal* r);
 
