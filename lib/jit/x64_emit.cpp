@@ -1593,9 +1593,12 @@ class Emitter {
     if (q == p_) {
       self_tail_jump(s);
     } else {
-      caller_fp(rdi);
-      a_.lea(r9, ptr(rdi, q->nregs + 1));
-      check_stack_room(exit_label(s.index, false));
+      // A frame no larger than this one needs no new stack (tail_call).
+      if (q->nregs > p_->nregs) {
+        caller_fp(rdi);
+        a_.lea(r9, ptr(rdi, q->nregs + 1));
+        check_stack_room(exit_label(s.index, false));
+      }
       for (int k = 0; k <= s.b; k++) {  // forward copy: a >= 1
         if (k > 0 && arg_in_place(s, k, true)) continue;
         a_.mov(r8, slot(s.a + k));
@@ -1945,10 +1948,19 @@ class Emitter {
     if (callee.bits != 0 && !known_self) known_tail_call(s, callee);
     a_.bind(retry);
     check_compiled_callee(s, exit, primitive);
+    // The callee's frame replaces this one at the same fp: when it is no larger, it uses no new
+    // stack (this frame's top was checked and is below the high-water mark, which only a reset
+    // lowers), so only a larger one is checked. (The interpreter checks every tail call against
+    // the soft limit, which may have come down below this frame since it was entered: only when
+    // a continuation captured in the headroom after a stack overflow is re-entered.)
+    Label fits = a_.newLabel();
+    a_.cmp(dword_ptr(rsi, kProtoNregs), int32_t(p_->nregs));
+    a_.jle(fits);
     a_.movsxd(rcx, dword_ptr(rsi, kProtoNregs));
     caller_fp(rdi);
     a_.lea(r9, ptr(rdi, rcx, 0, 1));
     check_stack_room(exit);
+    a_.bind(fits);
     // The arguments move down to R[0..argc]: a forward copy is safe (a >= 1).
     for (int j = 0; j <= s.b; j++) {
       if (j > 0 && arg_in_place(s, j, true)) continue;

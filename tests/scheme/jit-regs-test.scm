@@ -299,4 +299,18 @@
 (define (jr-self-tail n a b acc) (if (= n 0) (list a b acc) (jr-self-tail (- n 1) a b (+ acc a b))))
 (test "self tail call keeping arguments" '(2 3 5000) (jr-self-tail 1000 2 3 0))
 
+;; Tail calls between procedures of different frame sizes (a call into a frame no larger than
+;; the caller's is not checked against the stack limit: it needs no new stack), allocating so
+;; that the collector runs meanwhile, and deep non-tail recursion still reaching the limit.
+(define (jr-big n acc)
+  (let ((a (+ n 1)) (b (+ n 2)) (c (+ n 3)) (d (list n)))
+    (if (= n 0) (length acc) (jr-small (- n 1) (cons (+ a b c (car d)) acc)))))
+(define (jr-small n acc) (if (= n 0) (length acc) (jr-big (- n 1) acc)))
+(test "tail calls between frame sizes" 50000 (jr-big 100000 '()))
+(define ((jr-k n) x) (if (= n 0) x ((jr-k (- n 1)) (+ x 1))))
+(test "tail calls of closures" 20000 ((jr-k 20000) 0))
+(define (jr-deep n) (if (= n 0) 0 (+ 1 (jr-deep (- n 1)))))
+(test-error "deep recursion still overflows" error-object? (jr-deep 100000000))
+(test "and runs again after" 1000 (jr-deep 1000))
+
 (test-end)
