@@ -200,14 +200,17 @@ class Reverse : private ExprFunctor<Atom(Node*)> {
   Atom own(const Atom& a);
   Atom call_step(Node* fn_node, const Atom& fn, const gc_vector<Atom>& args);
   Value core_cell(const char* name) { return rules_.core->cell_for(intern(name)); }
-  Atom carry_call(Node* fn, const gc_vector<Node*>& args, const gc_vector<Node*>& carried);
+  Atom carry_call(Node* fn, const gc_vector<Node*>& args, const gc_vector<Node*>& carried, bool aliased);
   void rebind(Var* from, Var* to) {
     for (auto& [src, t] : env_)
       if (t == from) t = to;
   }
   void carry_group(LetNode* n, gc_vector<Var*>& vars, gc_vector<Node*>& codes);
-  bool carry_uses_ok(Node* e, Var* w);
-  Node* carry_rewrite(Node* e, bool tail, const std::vector<Var*>& group, const gc_vector<Var*>& vs);
+  bool carry_uses_ok(Node* e, Var* w, bool tail, bool* returned);
+  // Groups that may return a carried vector as their value: the versions a call of one takes back
+  // alias that value, so they count as escaped (a write through them is refused).
+  TracedMap<Var*, bool> carry_returns_;
+  Node* carry_rewrite(Node* e, bool tail, const std::vector<Var*>& group, const gc_vector<Var*>& vs, bool aliased);
   bool act(const Atom& a) const { return a.v && active_.count(a.v); }
   Value prim_value(const char* name) { return rules_.core->cell_for(intern(name)).as<GlobalCell>()->value; }
   Primitive* prim(const char* name) { return prim_value(name).as<Primitive>(); }
@@ -570,8 +573,9 @@ bool only_called(Node* e, const std::vector<Var*>& names, bool in_lambda) {
 }  // namespace
 
 // Whether the owned vector w is only read, written or measured in e, directly or by nested loops
-// that could carry it (their names only called, their procedures of one clause).
-bool Reverse::carry_uses_ok(Node* e, Var* w) {
+// that could carry it (their names only called, their procedures of one clause), or is e's value
+// in tail position of a procedure of the group (*returned: the loop may return the vector).
+bool Reverse::carry_uses_ok(Node* e, Var* w, bool tail, bool* returned) {
   const gc_vector<Node*>* argn = nullptr;
   Primitive* p = (e->kind == NodeKind::Call || e->kind == NodeKind::PrimCall) ? called_primitive(e, rules_.core, &argn) : nullptr;
   if (p && !argn->empty() && (*argn)[0]->kind == NodeKind::LocalRef &&
@@ -579,7 +583,7 @@ bool Reverse::carry_uses_ok(Node* e, Var* w) {
       (p->facts.structure == Structure::kVectorRef || p->facts.structure == Structure::kVectorLength ||
        p->facts.inline_op == InlineOp::kVectorSet)) {
     for (size_t i = 1; i < argn->size(); i++)
-      if (!carry_uses_ok((*argn)[i], w)) return false;
+      if (!carry_uses_ok((*argn)[i], w, false, returned)) return false;
     return true;
   }
   Var* g = nullptr;
@@ -589,16 +593,19 @@ bool Reverse::carry_uses_ok(Node* e, Var* w) {
     for (Node* i : loop->inits) {
       if (!single_clause(i)) return false;
       Node* body = static_cast<LambdaNode*>(i)->clauses[0]->body;
-      if (!only_called(body, names, false) || !carry_uses_ok(body, w)) return false;
+      if (!only_called(body, names, false) || !carry_uses_ok(body, w, false, returned)) return false;
     }
-    if (e->kind == NodeKind::Letrec) return only_called(loop->body, names, false) && carry_uses_ok(loop->body, w);
+    if (e->kind == NodeKind::Letrec)
+      return only_called(loop->body, names, false) && carry_uses_ok(loop->body, w, tail, returned);
     for (Node* a : static_cast<CallNode*>(e)->args)
-      if (!carry_uses_ok(a, w)) return false;
+      if (!carry_uses_ok(a, w, false, returned)) return false;
     return true;
   }
   switch (e->kind) {
     case NodeKind::LocalRef:
-      return static_cast<LocalRefNode*>(e)->var != w;
+      if (static_cast<LocalRefNode*>(e)->var != w) return true;
+      if (tail) *returned = true;
+      return tail;
     case NodeKind::Lambda: {
       bool refers = false;
       for_each_node(e, [&](Node* m) {
@@ -606,9 +613,26 @@ bool Reverse::carry_uses_ok(Node* e, Var* w) {
       });
       return !refers;
     }
+    case NodeKind::If: {
+      auto* i = static_cast<IfNode*>(e);
+      return carry_uses_ok(i->test, w, false, returned) && carry_uses_ok(i->then, w, tail, returned) &&
+             carry_uses_ok(i->otherwise, w, tail, returned);
+    }
+    case NodeKind::Let: {
+      auto* l = static_cast<LetNode*>(e);
+      for (Node* i : l->inits)
+        if (!carry_uses_ok(i, w, false, returned)) return false;
+      return carry_uses_ok(l->body, w, tail, returned);
+    }
+    case NodeKind::Seq: {
+      auto* q = static_cast<SeqNode*>(e);
+      for (size_t k = 0; k < q->exprs.size(); k++)
+        if (!carry_uses_ok(q->exprs[k], w, tail && k + 1 == q->exprs.size(), returned)) return false;
+      return true;
+    }
     default: {
       bool ok = true;
-      for_each_child_slot(e, [&](Node*& ch) { ok = ok && carry_uses_ok(ch, w); });
+      for_each_child_slot(e, [&](Node*& ch) { ok = ok && carry_uses_ok(ch, w, false, returned); });
       return ok;
     }
   }
@@ -616,44 +640,46 @@ bool Reverse::carry_uses_ok(Node* e, Var* w) {
 
 // The group's code with the vectors carried (vs: the variables bound to them in one procedure):
 // tail positions return (vector value v ...), calls of the group pass vs.
-Node* Reverse::carry_rewrite(Node* e, bool tail, const std::vector<Var*>& group, const gc_vector<Var*>& vs) {
+Node* Reverse::carry_rewrite(Node* e, bool tail, const std::vector<Var*>& group, const gc_vector<Var*>& vs,
+                             bool aliased) {
   if (e->kind == NodeKind::Call) {
     auto* c = static_cast<CallNode*>(e);
     if (c->fn->kind == NodeKind::LocalRef && in_set(group, static_cast<LocalRefNode*>(c->fn)->var)) {
-      for (Node*& a : c->args) a = carry_rewrite(a, false, group, vs);
+      for (Node*& a : c->args) a = carry_rewrite(a, false, group, vs, aliased);
       for (Var* v : vs) c->args.push_back(ref(v));
       if (tail) return c;
+      if (aliased) return gcall("%ad-unpack", {c, cst(make_fixnum(int64_t(vs.size()))), cst(kTrue)});
       return gcall("%ad-unpack", {c, cst(make_fixnum(int64_t(vs.size())))});
     }
   }
   if (e->kind == NodeKind::Lambda) return e;  // the group's names are not called in lambdas
   if (!tail) {
-    for_each_child_slot(e, [&](Node*& ch) { ch = carry_rewrite(ch, false, group, vs); });
+    for_each_child_slot(e, [&](Node*& ch) { ch = carry_rewrite(ch, false, group, vs, aliased); });
     return e;
   }
   switch (e->kind) {
     case NodeKind::If: {
       auto* i = static_cast<IfNode*>(e);
-      i->test = carry_rewrite(i->test, false, group, vs);
-      i->then = carry_rewrite(i->then, true, group, vs);
-      i->otherwise = carry_rewrite(i->otherwise, true, group, vs);
+      i->test = carry_rewrite(i->test, false, group, vs, aliased);
+      i->then = carry_rewrite(i->then, true, group, vs, aliased);
+      i->otherwise = carry_rewrite(i->otherwise, true, group, vs, aliased);
       return e;
     }
     case NodeKind::Let:
     case NodeKind::Letrec: {
       auto* l = static_cast<LetNode*>(e);
-      for (Node*& i : l->inits) i = carry_rewrite(i, false, group, vs);
-      l->body = carry_rewrite(l->body, true, group, vs);
+      for (Node*& i : l->inits) i = carry_rewrite(i, false, group, vs, aliased);
+      l->body = carry_rewrite(l->body, true, group, vs, aliased);
       return e;
     }
     case NodeKind::Seq: {
       auto* q = static_cast<SeqNode*>(e);
       for (size_t k = 0; k < q->exprs.size(); k++)
-        q->exprs[k] = carry_rewrite(q->exprs[k], k + 1 == q->exprs.size(), group, vs);
+        q->exprs[k] = carry_rewrite(q->exprs[k], k + 1 == q->exprs.size(), group, vs, aliased);
       return e;
     }
     default: {
-      Node* v = carry_rewrite(e, false, group, vs);
+      Node* v = carry_rewrite(e, false, group, vs, aliased);
       CallNode* t = gc_new<CallNode>(global("vector"), SrcLoc{});
       t->args.push_back(v);
       for (Var* x : vs) t->args.push_back(ref(x));
@@ -674,6 +700,7 @@ void Reverse::carry_group(LetNode* n, gc_vector<Var*>& vars, gc_vector<Node*>& c
   if (!only_called(n->body, src_group, false)) return;
   gc_vector<Var*> carried;
   TracedMap<Var*, bool> seen;
+  bool returns = false;
   for (Node* c : codes)
     for_each_node(c, [&](Node* m) {
       if (m->kind != NodeKind::LocalRef) return;
@@ -681,8 +708,10 @@ void Reverse::carry_group(LetNode* n, gc_vector<Var*>& vars, gc_vector<Node*>& c
       if (seen.count(w) || !owned(w)) return;
       seen[w] = true;
       bool ok = true;
-      for (Node* c2 : codes) ok = ok && carry_uses_ok(static_cast<LambdaNode*>(c2)->clauses[0]->body, w);
+      bool ret = false;
+      for (Node* c2 : codes) ok = ok && carry_uses_ok(static_cast<LambdaNode*>(c2)->clauses[0]->body, w, true, &ret);
       if (ok) carried.push_back(w);
+      if (ok && ret) returns = true;
     });
   if (carried.empty()) return;
   // the source variables that name the carried vectors now, for the calls in the letrec's body
@@ -714,10 +743,13 @@ void Reverse::carry_group(LetNode* n, gc_vector<Var*>& vars, gc_vector<Node*>& c
       auto it = sub.find(r->var);
       if (it != sub.end()) r->var = it->second;
     });
-    let->body = carry_rewrite(cl->body, true, group, vs);
+    let->body = carry_rewrite(cl->body, true, group, vs, returns);
     cl->body = let;
   }
-  for (Var* g : src_group) carry_[g] = names;
+  for (Var* g : src_group) {
+    carry_[g] = names;
+    if (returns) carry_returns_[g] = true;
+  }
 }
 
 Atom Reverse::call_node(Node* n) {
@@ -751,7 +783,8 @@ Atom Reverse::call_node(Node* n) {
   if (c->fn->kind == NodeKind::GlobalRef) {
     Value cell = static_cast<GlobalRefNode*>(c->fn)->cell;
     if (cell == core_cell("%ad-own") && c->args.size() == 1) return own(expr(c->args[0]));
-    if (cell == core_cell("%ad-unpack") && c->args.size() == 2 && c->args[0]->kind == NodeKind::Call &&
+    if (cell == core_cell("%ad-unpack") && (c->args.size() == 2 || c->args.size() == 3) &&
+        c->args[0]->kind == NodeKind::Call &&
         c->args[1]->kind == NodeKind::Const && static_cast<ConstNode*>(c->args[1])->value.is_fixnum()) {
       auto* inner = static_cast<CallNode*>(c->args[0]);
       int64_t k = static_cast<ConstNode*>(c->args[1])->value.fixnum();
@@ -759,7 +792,7 @@ Atom Reverse::call_node(Node* n) {
         size_t m = inner->args.size() - size_t(k);
         gc_vector<Node*> head(inner->args.begin(), inner->args.begin() + m);
         gc_vector<Node*> carried(inner->args.begin() + m, inner->args.end());
-        return carry_call(inner->fn, head, carried);
+        return carry_call(inner->fn, head, carried, c->args.size() == 3);
       }
     }
   }
@@ -768,7 +801,7 @@ Atom Reverse::call_node(Node* n) {
     if (it != carry_.end()) {
       gc_vector<Node*> carried;
       for (Var* v : *it->second) carried.push_back(ref(v));
-      return carry_call(c->fn, c->args, carried);
+      return carry_call(c->fn, c->args, carried, carry_returns_.count(static_cast<LocalRefNode*>(c->fn)->var) > 0);
     }
   }
   bool self = c->fn->kind == NodeKind::LocalRef && static_cast<LocalRefNode*>(c->fn)->var == self_src_ && jself_;
@@ -819,7 +852,8 @@ Atom Reverse::own(const Atom& a) {
 // extra arguments; the loop returns (vector value version ...), and the versions it returns are
 // the vectors' versions from here on. A vector that escaped meanwhile is refused (the loop's
 // writes would not be seen by whoever holds it) when it holds a number.
-Atom Reverse::carry_call(Node* fn_node, const gc_vector<Node*>& argn, const gc_vector<Node*>& carried) {
+Atom Reverse::carry_call(Node* fn_node, const gc_vector<Node*>& argn, const gc_vector<Node*>& carried,
+                         bool aliased) {
   bool self = fn_node->kind == NodeKind::LocalRef && static_cast<LocalRefNode*>(fn_node)->var == self_src_ && jself_;
   Atom fn = self ? Atom{} : expr(fn_node);
   gc_vector<Atom> args;
@@ -841,6 +875,7 @@ Atom Reverse::carry_call(Node* fn_node, const gc_vector<Node*>& argn, const gc_v
   for (size_t j = 0; j < passed.size(); j++) {
     Atom x = prim_call(prim("vector-ref"), gc_vector<Atom>{t, Atom{nullptr, make_fixnum(int64_t(j + 1))}});
     Atom v = own(x);
+    if (aliased) escaped_vectors_[v.v] = true;  // the loop's value may be this vector
     if (passed[j].v) rebind(passed[j].v, v.v);
   }
   return prim_call(prim("vector-ref"), gc_vector<Atom>{t, Atom{nullptr, make_fixnum(0)}});

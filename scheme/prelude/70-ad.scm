@@ -117,19 +117,20 @@
 
 ;; vector-set! of a value being differentiated into a vector the differentiated code made but
 ;; that escaped before the write (passed to a procedure, stored in a structure, captured by a
-;; closure, or written in another branch than the one that made it): code holding it elsewhere
-;; would not see the write's version of it.
+;; closure, or returned by a loop as its value): code holding it elsewhere would not see the
+;; write's version of it.
 (define (%ad-check-escaped-write in args)
   (if (%ad-has-real? args)
       (error (string-append "grad: cannot differentiate through vector-set! of a vector that escaped before the write"
-                            " (passed to a procedure, stored, captured by a closure, or made outside the branch) in "
+                            " (passed to a procedure, stored, captured by a closure, or returned by a loop) in "
                             (if (symbol? in) (symbol->string in) "an anonymous procedure")))))
 
 ;; Loops that write vectors (lib/ad/README.md, "vector-set!"): a loop carries the vectors it
 ;; writes as extra arguments and returns (vector value vector ...). %ad-own marks the vector a
-;; transformed procedure owns from then on (the identity); (%ad-unpack t k) is t's value.
+;; transformed procedure owns from then on (the identity); (%ad-unpack t k [#t]) is t's value
+;; (#t: the loop may return one of the vectors as its value).
 (define (%ad-own v) v)
-(define (%ad-unpack t k) (vector-ref t 0))
+(define (%ad-unpack t k . aliased) (vector-ref t 0))
 
 ;; The cotangents of the outer free variables of a letrec group whose procedures call each other
 ;; (mutual recursion), from the cotangents cs of its procedures: each a vector in its closure's
