@@ -252,13 +252,24 @@ bool hole_covers(const KeyItem& g, const KeyItem& x) {
 }
 }  // namespace
 
-static uint64_t hash_key(const gc_vector<KeyItem>& items, LambdaNode* lam, size_t clause, Value runtime) {
+uint64_t Specializer::frozen_hash(Value v) {
+  if (!v.is_ptr()) return equal_hash(v);
+  // Frozen data does not change, and keys hold the same pieces of program text again and again
+  // (pe-flow's interpreter: hashing them was a tenth of specializing).
+  auto it = hash_cache_.find(v.bits);
+  if (it != hash_cache_.end()) return it->second;
+  uint64_t h = equal_hash(v);
+  hash_cache_.emplace(v.bits, h);
+  return h;
+}
+
+uint64_t Specializer::hash_key(const gc_vector<KeyItem>& items, LambdaNode* lam, size_t clause, Value runtime) {
   uint64_t h = mix(reinterpret_cast<uintptr_t>(lam), clause);
   h = mix(h, runtime.bits);
   for (const KeyItem& it : items) {
     h = mix(h, it.tag);
     switch (it.tag) {
-      case KeyItem::kFrozen: h = mix(h, equal_hash(it.value)); break;
+      case KeyItem::kFrozen: h = mix(h, frozen_hash(it.value)); break;
       case KeyItem::kRef: h = mix(h, eqv_hash(it.value)); break;
       case KeyItem::kClosure: h = mix(mix(h, reinterpret_cast<uintptr_t>(it.lam)), uint64_t(it.n)); break;
       case KeyItem::kVector:
@@ -843,6 +854,8 @@ bool Specializer::repeats_outer_unfolding(const Callee& c, size_t clause, gc_vec
       if (same) return true;
     }
     // This call is more general than the outer one: its helper is the outer call's loop too.
+    // (A more general key has at most as many items: a hole stands for a whole subtree.)
+    if (mine.items.size() > u.key->size()) continue;
     KeyBuild theirs;
     theirs.items = *u.key;
     theirs.slot_start = *u.slot_start;

@@ -621,7 +621,7 @@ bool Specializer::static_args(gc_vector<PVal*>& args, std::vector<Value>& argv, 
       if (v == kFalse) return false;
     } else if (a->kind == PKind::Static) {
       v = a->value;
-      if (is_procedure(v) ? !runner_.pure_code(v, written_cells_, cells) : !StaticRunner::plain_data(v)) return false;
+      if (is_procedure(v) ? !runner_.pure_code(v, written_cells_, cells) : !runner_.plain_data(v)) return false;
     } else {
       return false;
     }
@@ -681,7 +681,7 @@ Value Specializer::static_closure_value(PVal* fn, gc_vector<Value>& cells) {
         }
       } else if (v->kind == PKind::Static) {
         if (is_procedure(v->value) ? !runner_.pure_code(v->value, written_cells_, cells)
-                                   : !StaticRunner::plain_data(v->value))
+                                   : !runner_.plain_data(v->value))
           return kFalse;
         params.push_back(x);
         values.push_back(v->value);

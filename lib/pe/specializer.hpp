@@ -182,6 +182,12 @@ class Specializer : public ExprFunctor<PVal*(Node*, PEnv*)> {
   int64_t size_ = 0;
   gc_vector<Value>* deps_ = nullptr;
   TracedSet frozen_cache_;
+  // equal_hash of frozen objects in keys, by address (the collector scans the keys: an object
+  // hashed here stays alive, so its address is not reused while cached).
+  std::unordered_map<uint64_t, uint64_t, std::hash<uint64_t>, std::equal_to<uint64_t>,
+                     traceable_allocator<std::pair<const uint64_t, uint64_t>>> hash_cache_;
+  uint64_t frozen_hash(Value v);
+  uint64_t hash_key(const gc_vector<KeyItem>& items, LambdaNode* lam, size_t clause, Value runtime);
   TracedSet written_cells_;  // globals the residual code assigns: never read statically
   TracedSet read_cells_;     // user globals read statically (dependencies)
   std::unordered_multimap<uint64_t, Entry*, std::hash<uint64_t>, std::equal_to<uint64_t>,

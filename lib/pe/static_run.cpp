@@ -56,10 +56,15 @@ class RunnableCode : public ExprVisitor {
 }  // namespace
 
 bool StaticRunner::plain_data(Value v) {
-  if (!is_frozen_deep(v, nullptr)) return false;
+  if (!v.is_ptr()) return true;
+  // Frozen data cannot change: a verdict of plain holds for the request (a flowchart
+  // interpreter passes its program to every static run: ~2,000 walks of it before this cache).
+  if (plain_.count(v.bits)) return true;
+  if (!is_frozen_deep(v, &frozen_)) return false;
   // is_frozen_deep counts procedures as frozen (their identity): not plain data. Uninterned
   // symbols have an identity too.
   std::vector<Value> stack{v};
+  std::vector<uint64_t> containers;
   int64_t budget = kStaticDataItems;
   while (!stack.empty()) {
     Value x = stack.back();
@@ -77,10 +82,14 @@ bool StaticRunner::plain_data(Value v) {
       case Type::Bytevector:
         break;
       case Type::Pair:
+        if (plain_.count(x.bits)) break;
+        containers.push_back(x.bits);
         stack.push_back(car(x));
         stack.push_back(cdr(x));
         break;
       case Type::Vector: {
+        if (plain_.count(x.bits)) break;
+        containers.push_back(x.bits);
         Vector* vec = x.as<Vector>();
         for (int64_t i = 0; i < vec->length(); i++) stack.push_back(vec->items()[i]);
         break;
@@ -89,6 +98,7 @@ bool StaticRunner::plain_data(Value v) {
         return false;
     }
   }
+  for (uint64_t b : containers) plain_.insert(b);
   return true;
 }
 

@@ -40,7 +40,8 @@ class StaticRunner {
   bool pure_tree(Node* tree, const FrozenCache& written, gc_vector<Value>& cells);
   // Plain frozen data (numbers, characters, booleans, interned symbols, literal strings, pairs
   // and vectors of such), within kStaticDataItems objects.
-  static bool plain_data(Value v);
+  // Verdicts are cached per request (frozen data does not change).
+  bool plain_data(Value v);
   // Runs (proc args...) under the budgets.
   RunOutcome run(Value proc, const std::vector<Value>& args, Value* out);
   uint64_t steps_used() const { return used_; }
@@ -54,6 +55,8 @@ class StaticRunner {
   // Verdicts per closure (bits) for this request: 1 pure, 2 not. Unknown lambdas are scanned.
   std::unordered_map<uint64_t, int> verdict_;
   std::unordered_map<uint64_t, std::vector<uint64_t>> cells_of_;  // closure -> user cells assumed
+  FrozenCache plain_;   // pairs and vectors found plain (their contents too)
+  FrozenCache frozen_;  // is_frozen_deep's cache
 };
 
 }  // namespace quasi::pe
