@@ -887,6 +887,22 @@ PVal* Specializer::prim_call(Value prim, gc_vector<PVal*>& args) {
     r->opaque = true;
     return r;
   }
+  // The validity guard of a residual this code calls (request.cpp): while that residual is
+  // valid it is its residual code, so the guard is #t here and this specialization depends on
+  // what that one assumed (the same writes invalidate both). Without this, the guard's fallback
+  // (the original procedure) would be specialized too: a residual of code calling residuals
+  // grew by every original's code (ad's saddle: (specialize (grad outer)) over a specialized
+  // inner gradient gave up on the residual size).
+  if (prim == st_.guard_prim && args.size() == 1 && args[0]->kind == PKind::Static && has_type(args[0]->value, Type::Box)) {
+    Value tok = args[0]->value;
+    if (tok.as<Box>()->value == kFalse) return make_static(kFalse);  // invalid for good
+    for (auto& [h, rec] : st_.cache)
+      if (rec->token == tok && rec->valid) {
+        for (Value cell : rec->deps)
+          if (read_cells_.insert(cell.bits).second) deps_->push_back(cell);
+        return make_static(kTrue);
+      }
+  }
   for (PVal*& a : args) a = known(a);
   if (facts.structure != Structure::kNone) {
     PVal* r = structural(facts, prim, args);

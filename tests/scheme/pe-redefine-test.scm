@@ -39,6 +39,18 @@
 (test "the static run folded (sq 5)" '(lambda (x) (cons 25 x)) (ev '(residual s-h2)))
 (test "the residual folded car" #f (pair? (memq 'car (let walk ((x (ev '(residual s-first))))
                                                        (if (pair? x) (append (walk (car x)) (walk (cdr x))) (list x))))))
+(define (walk x) (if (pair? x) (append (walk (car x)) (walk (cdr x))) (list x)))
+;; A residual that calls another residual: the inner one's validity guard is #t while it is
+;; valid, so its fallback (the original) is not specialized into the outer one (ad's saddle
+;; bench: the outer gradient gave up on the residual size), and the outer one depends on what
+;; the inner one assumed.
+(ev '(define (inner x) (* x x)))
+(ev '(define s-inner (specialize inner)))
+(ev '(define (outer y) (+ (s-inner y) 1)))
+(ev '(define s-outer (specialize outer)))
+(test "the inner residual's guard and fallback are not in the outer one" '(lambda (y) (+ (* y y) 1))
+      (ev '(residual s-outer)))
+(test "... which agrees" 10 (ev '(s-outer 3)))
 (define invalidations-before (stat 'invalidations))
 
 (ev '(define (+ . a) 'redefined))
@@ -60,6 +72,7 @@
       '(1 2) (ev '(s-two 1 2)))
 (ev '(define (* a b) (cons 'times (cons a (cons b '())))))
 (test "a static run of a procedure calling * follows the new *" '((times 5 5) . 1) (ev '(s-h2 1)))
+(test "a residual over a residual follows the new * too" (ev '(outer 3)) (ev '(s-outer 3)))
 
 (test "a residual that used none of them is still valid (cached)" #t (ev '(eq? s-neg (specialize neg))))
 (test "it agrees" -3 (ev '(s-neg 3)))
