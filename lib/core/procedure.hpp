@@ -40,6 +40,10 @@ struct Proto : Object {
   // variable's slot holds its Box). Null for code that was not compiled from IR.
   LambdaNode* source;
   Var** free_vars;
+  // Per free slot, the Proto of the closure it holds when the variable is bound by a letrec of
+  // lambdas and never assigned (the slot holds that closure once the knot is tied), else null;
+  // null when there is none. The JIT guards calls through such a slot as known callees.
+  Proto** free_protos;
   // Native code (lib/jit): null until the JIT compiled this code. Counted up at the VM's
   // checkpoints (entry, return into it, backward jumps) until it reaches the hot threshold.
   JitCode* jit;

@@ -1531,7 +1531,7 @@ class Emitter {
     if (Value prim = known_primitive(s); prim.bits != 0) inline_primitive(s, prim, false);
     poll(s.index);
     flush(pinned_live_in(k));
-    if (Value callee = known_closure(s); callee.bits != 0) known_call(s, callee);
+    if (Known callee = known_closure(s); callee.proto) known_call(s, callee);
     a_.bind(retry);
     check_compiled_callee(s, exit, primitive);
     // Room for the callee's frame and one more VM frame (the interpreter's limits).
@@ -1542,14 +1542,21 @@ class Emitter {
     machine_call(s, [this] { a_.jmp(qword_ptr(rdx, kJitEntry0)); }, [this] { a_.call(qword_ptr(rdx, kJitEntry0)); });
   }
 
+  // A callee known_call can guard: the closure itself (from a global or a constant), or only
+  // its Proto (from a free slot the compiler says holds a letrec-bound lambda, Proto::free_protos).
+  struct Known {
+    Value closure{0};
+    Proto* proto = nullptr;
+  };
+
   // A call whose callee was loaded, in this basic block, from a global (or constant) that held a
   // compiled closure of matching fixed arity when this code was made: while R[a] is still that
   // very closure and its code is still the code it had (a redefinition in a mutable environment
   // drops machine code, engine/redefinition.cpp), the call skips the callee checks, knows the
   // callee's frame size, and a self call is a direct `call` to this code's start. Falls through
   // to the general call when the guard fails.
-  void known_call(const Step& s, Value callee) {
-    Proto* q = callee.as<Closure>()->proto;
+  void known_call(const Step& s, Known callee) {
+    Proto* q = callee.proto;
     bool self = q == p_;
     Label general = a_.newLabel();
     Label exit = exit_label(s.index, false);
@@ -1562,15 +1569,26 @@ class Emitter {
     a_.bind(general);
   }
 
-  // Jumps to `general` unless R[a] is still `callee` and its Proto's machine code is still this
-  // code (a self call) or some code (another procedure); leaves rdx = that Proto's JitCode.
-  void known_guard(const Step& s, Value callee, const Label& general) {
-    Proto* q = callee.as<Closure>()->proto;
+  // Jumps to `general` unless R[a] is still `callee` (for a callee known only by its Proto, a
+  // closure of that Proto) and its Proto's machine code is still this code (a self call) or some
+  // code (another procedure); leaves rdx = that Proto's JitCode.
+  void known_guard(const Step& s, Known callee, const Label& general) {
+    Proto* q = callee.proto;
     ld(rax, s.a);
-    load_constant(rcx, callee);
-    a_.cmp(rax, rcx);
-    a_.jne(general);
-    a_.mov(rcx, imm(reinterpret_cast<uint64_t>(q)));
+    if (callee.closure.bits != 0) {
+      load_constant(rcx, callee.closure);
+      a_.cmp(rax, rcx);
+      a_.jne(general);
+      a_.mov(rcx, imm(reinterpret_cast<uint64_t>(q)));
+    } else {
+      a_.test(al, 7);
+      a_.jnz(general);
+      a_.cmp(byte_ptr(rax), uint8_t(Type::Closure));
+      a_.jne(general);
+      a_.mov(rcx, imm(reinterpret_cast<uint64_t>(q)));
+      a_.cmp(qword_ptr(rax, kClosureProto), rcx);
+      a_.jne(general);
+    }
     a_.mov(rdx, qword_ptr(rcx, kProtoJit));
     if (q == p_) {
       a_.mov(rcx, imm(reinterpret_cast<uint64_t>(self_)));
@@ -1586,8 +1604,8 @@ class Emitter {
   // is (same size: no stack check), moves the arguments into the parameters' homes (machine
   // registers or slots) and jumps to the start of the body, past the loads of the entry; another
   // procedure's checks only its known frame size (after the call has stored the pinned registers).
-  void known_tail_call(const Step& s, Value callee) {
-    Proto* q = callee.as<Closure>()->proto;
+  void known_tail_call(const Step& s, Known callee) {
+    Proto* q = callee.proto;
     Label general = a_.newLabel();
     known_guard(s, callee, general);
     if (q == p_) {
@@ -1671,17 +1689,41 @@ class Emitter {
   }
 
   // The closure R[a] was loaded with just before this call when it is a known callee for
-  // known_call (a compiled procedure or one that may be compiled, or this very code), else 0.
-  Value known_closure(const Step& s) {
-    Value v = loaded_value(s, true);
-    if (v.bits == 0 || !is_closure(v)) return Value{0};
-    Proto* q = v.as<Closure>()->proto;
-    if (q->nparams != int32_t(s.b) || q->has_rest) return Value{0};
+  // known_call (a compiled procedure or one that may be compiled, or this very code), else none.
+  Known known_closure(const Step& s) {
+    Known k;
+    if (Proto* fp = free_slot_proto(s)) {
+      k.proto = fp;
+    } else {
+      Value v = loaded_value(s, true);
+      if (v.bits == 0 || !is_closure(v)) return Known{};
+      k.closure = v;
+      k.proto = v.as<Closure>()->proto;
+    }
+    Proto* q = k.proto;
+    if (q->nparams != int32_t(s.b) || q->has_rest) return Known{};
     // Another procedure's code need not exist yet (it is often compiled after its caller: ev
     // before lookup); the guard looks at its Proto's code on every call (known_guard).
-    if (q != p_ && q->jit_state == kJitFailed) return Value{0};
-    if (q == p_ && !self_) return Value{0};
-    return v;
+    if (q != p_ && q->jit_state == kJitFailed) return Known{};
+    if (q == p_ && !self_) return Known{};
+    return k;
+  }
+
+  // The Proto of the letrec-bound lambda R[a] was loaded with (kFree) before the call at s, when
+  // the compiler recorded one for that free slot; else null. A guess past labels (guarded).
+  Proto* free_slot_proto(const Step& s) {
+    if (!p_->free_protos) return nullptr;
+    auto it = position_.find(s.index);
+    if (it == position_.end()) return nullptr;
+    for (size_t k = it->second; k-- > 0;) {
+      const Step& before = lp_.steps[k];
+      if ((before.op == Op::kCall || before.op == Op::kTailCall) && before.a < s.a) return nullptr;
+      if (register_use(p_, before).write == s.a) {
+        if (before.op != Op::kFree || before.b >= p_->ncaptures) return nullptr;
+        return p_->free_protos[before.b];
+      }
+    }
+    return nullptr;
   }
 
   // With rdi = this frame's fp and r9 = the callee's top + 1: checks the VM's frame and stack
@@ -1940,12 +1982,12 @@ class Emitter {
     }});
     if (Value prim = known_primitive(s); prim.bits != 0) inline_primitive(s, prim, true);
     poll(s.index);
-    Value callee = known_closure(s);
-    bool known_self = callee.bits != 0 && callee.as<Closure>()->proto == p_;
+    Known callee = known_closure(s);
+    bool known_self = callee.proto == p_;
     if (known_self) known_tail_call(s, callee);
     else if (self_ && self_tail_hint(p_, lp_.steps, lp_.label, k)) hinted_self_tail_call(s);
     flush(pinned_live_in(k));
-    if (callee.bits != 0 && !known_self) known_tail_call(s, callee);
+    if (callee.proto && !known_self) known_tail_call(s, callee);
     a_.bind(retry);
     check_compiled_callee(s, exit, primitive);
     // The callee's frame replaces this one at the same fp: when it is no larger, it uses no new

@@ -34,6 +34,10 @@ class Analysis : public FreeVariables {
   std::unordered_map<LambdaNode*, Var*> self;   // letrec name whose references inside read R[0]
   std::unordered_set<Var*> boxed;
   std::unordered_set<LetNode*> fixable;  // letrec groups tied with kFixClosure
+  // The variables of fixable groups: the Proto of each once compiled, and the free slots of
+  // Protos compiled before it (inside it) that hold it, to fill in then (Proto::free_protos).
+  std::unordered_map<Var*, Proto*> fixed_proto;
+  std::unordered_map<Var*, std::vector<std::pair<Proto*, size_t>>> fixed_pending;
 
   void visit_local_ref(LocalRefNode* n) override { note_ref(n->var); }
   void visit_local_set(LocalSetNode* n) override {
@@ -245,6 +249,7 @@ class FnCompiler {
     p->inline_off = false;
     p->source = lam_;
     p->free_vars = nullptr;
+    p->free_protos = nullptr;
     return p;
   }
 
@@ -524,7 +529,7 @@ class FnCompiler {
     return t;
   }
 
-  void make_closure(LambdaNode* l, int dst) {
+  Proto* make_closure(LambdaNode* l, int dst) {
     FnCompiler child(vm_, an_, l);
     Proto* p = child.compile();
     FreeVariables::Info& info = an_.lambdas[l];
@@ -533,12 +538,25 @@ class FnCompiler {
     for (size_t i = 0; i < info.free.size(); i++) p->captures[i] = capture_of(info.free[i]);
     p->free_vars = static_cast<Var**>(gc_alloc(sizeof(Var*) * (info.free.size() + 1)));
     for (size_t i = 0; i < info.free.size(); i++) p->free_vars[i] = info.free[i];
+    for (size_t i = 0; i < info.free.size(); i++) {
+      Var* v = info.free[i];
+      if (!an_.fixed_pending.count(v) && !an_.fixed_proto.count(v)) continue;
+      if (!p->free_protos) {
+        p->free_protos = static_cast<Proto**>(gc_alloc(sizeof(Proto*) * (info.free.size() + 1)));
+        for (size_t k = 0; k <= info.free.size(); k++) p->free_protos[k] = nullptr;
+      }
+      auto known = an_.fixed_proto.find(v);
+      if (known != an_.fixed_proto.end()) p->free_protos[i] = known->second;
+      else an_.fixed_pending[v].push_back({p, i});
+    }
     for (Proto* c = p->next_clause; c; c = c->next_clause) {
       c->ncaptures = p->ncaptures;
       c->captures = p->captures;
       c->free_vars = p->free_vars;
+      c->free_protos = p->free_protos;
     }
     emit(Op::kClosure, uint16_t(dst), konst(make_ptr(p)));
+    return p;
   }
 
   void call(Node* fn, const Value* prim, const gc_vector<Node*>& args, int dst, bool tail) {
@@ -775,7 +793,13 @@ class FnCompiler {
       if (is_boxed(l->vars[k])) emit(Op::kBox, uint16_t(base + k));
     }
     if (an_.fixable.count(l)) {
-      for (size_t k = 0; k < l->vars.size(); k++) make_closure(static_cast<LambdaNode*>(l->inits[k]), base + int(k));
+      for (Var* v : l->vars) an_.fixed_pending[v];
+      for (size_t k = 0; k < l->vars.size(); k++) {
+        Proto* made = make_closure(static_cast<LambdaNode*>(l->inits[k]), base + int(k));
+        an_.fixed_proto[l->vars[k]] = made;
+        for (auto [q, slot] : an_.fixed_pending[l->vars[k]]) q->free_protos[slot] = made;
+        an_.fixed_pending.erase(l->vars[k]);
+      }
       // Tie the knot: closures made before their siblings captured the unbound marker.
       for (size_t k = 0; k < l->vars.size(); k++) {
         FreeVariables::Info& info = an_.lambdas[static_cast<LambdaNode*>(l->inits[k])];

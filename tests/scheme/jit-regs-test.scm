@@ -313,4 +313,36 @@
 (test-error "deep recursion still overflows" error-object? (jr-deep 100000000))
 (test "and runs again after" 1000 (jr-deep 1000))
 
+;; A call through a free variable bound by a letrec of lambdas (cpstak's continuations calling
+;; tak) is guarded as a known callee by its Proto (Proto::free_protos): the closure's type and
+;; Proto are compared, not looked up.
+(define (make-free-caller n)
+  (define (f x y) (if (= x 0) y (f (- x 1) (+ y n))))
+  (lambda (a) (+ 0 (f a 1))))
+(define (make-free-tail-caller n)
+  (define (f x y) (if (= x 0) y (f (- x 1) (+ y n))))
+  (lambda (a) (f a 1)))
+(define free-caller (make-free-caller 2))
+(define free-tail-caller (make-free-tail-caller 3))
+(jit-compile! free-caller)
+(jit-compile! free-tail-caller)
+(define (listing-has? s pat)
+  (let ((n (string-length s)) (m (string-length pat)))
+    (let loop ((i 0))
+      (cond ((> (+ i m) n) #f)
+            ((string=? (substring s i (+ i m)) pat) #t)
+            (else (loop (+ i 1)))))))
+(test "call through a letrec-bound free variable" 11 (free-caller 5))
+(test "tail call through a letrec-bound free variable" 16 (free-tail-caller 5))
+(test-assert "the call's guard compares the closure's Proto"
+             (listing-has? (jit-disassemble free-caller) "cmp qword ptr [rax+8], rcx"))
+(test-assert "the tail call's guard compares the closure's Proto"
+             (listing-has? (jit-disassemble free-tail-caller) "cmp qword ptr [rax+8], rcx"))
+;; Mutually recursive letrec lambdas reach each other through their free slots.
+(define (parity n)
+  (define (ev? k) (if (= k 0) #t (od? (- k 1))))
+  (define (od? k) (if (= k 0) #f (ev? (- k 1))))
+  (list (ev? n) (od? n)))
+(test "mutual letrec through free slots" '(#f #t) (parity 1001))
+
 (test-end)
