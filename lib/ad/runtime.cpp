@@ -17,6 +17,7 @@
 #include "builtins/registry.hpp"
 #include "core/error.hpp"
 #include "core/procedure.hpp"
+#include "core/redirections.hpp"
 #include "eval/environment.hpp"
 #include "ir/free_vars.hpp"
 #include "ir/functor.hpp"
@@ -43,6 +44,7 @@ struct AdState {
   static constexpr size_t kJCache = 64;
   Value jcache_f[kJCache] = {};
   Value jcache_j[kJCache] = {};
+  uint64_t redirections = 0;  // code_redirections when the caches above were last valid
   Value cell_tag = kFalse;  // slot 0 of every cell (%ad-cell)
   int64_t pending = 0;      // cells holding a nonzero adjoint (see %ad-adjoints-pending?)
 };
@@ -74,8 +76,20 @@ Value maker_for(Vm& vm, AdState& st, Proto* proto) {
   return m;
 }
 
+// A later define of a built-in moved compiled code (and its source) to the new cell: transforms
+// made from the old source would keep the old built-in and its derivative rule. Drop them all.
+void check_redirections(AdState& st) {
+  if (st.redirections == code_redirections) return;
+  st.redirections = code_redirections;
+  st.makers.clear();
+  st.maker_ir.clear();
+  st.lambda_makers.clear();  // (layouts stay: they describe J code objects, which do not change)
+  for (size_t i = 0; i < AdState::kJCache; i++) st.jcache_f[i] = st.jcache_j[i] = Value{};
+}
+
 QUASI_PRIM(p_ad_j) {
   AdState& st = state_of(self);
+  check_redirections(st);
   Value f = argv[0];
   if (is_closure(f)) {
     size_t slot = (f.bits >> 4) % AdState::kJCache;
@@ -270,6 +284,7 @@ const PrimDef kAdPrims[] = {
 
 Value ad_maker_for_lambda(Vm& vm, Value ad_j, LambdaNode* lam, Var* self, std::vector<Var*>& fvs) {
   AdState& st = state_of(ad_j.as<Primitive>());
+  check_redirections(st);
   fvs = closure_layout(lam, self);
   auto it = st.lambda_makers.find(lam);
   if (it != st.lambda_makers.end()) return it->second;

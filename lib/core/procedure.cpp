@@ -1,4 +1,5 @@
 #include "core/procedure.hpp"
+#include "core/redirections.hpp"
 
 namespace quasi {
 
@@ -16,5 +17,7 @@ bool is_procedure(Value v) {
   Type t = v.obj()->type();
   return t == Type::Closure || t == Type::Primitive || t == Type::Continuation || t == Type::Parameter;
 }
+
+uint64_t code_redirections = 0;
 
 }  // namespace quasi

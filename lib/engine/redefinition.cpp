@@ -3,6 +3,7 @@
 #include <gc/gc.h>
 
 #include "core/procedure.hpp"
+#include "core/redirections.hpp"
 #include "eval/environment.hpp"
 #include "ir/functor.hpp"
 #include "vm/jit_policy.hpp"
@@ -101,6 +102,7 @@ void redirect(Proto* p, Value old_cell, Value new_cell) {
       refers = true;
     }
   if (!refers) return;
+  code_redirections++;
   if (old_cell.obj()->header & kInlinedCell) p->inline_off = true;
   // Machine code has the old cell built in. Code still running keeps it until it leaves; callers
   // look at p->jit before every call, so no new activation enters it.
