@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/equality.hpp"
+#include "core/numbers.hpp"
 #include "eval/embedded.hpp"
 #include "eval/expander_impl.hpp"
 #include "read/reader.hpp"
@@ -1396,8 +1397,20 @@ Node* Expander::sf_case(Value x, Scope* s) {
       continue;
     }
     Node* test;
+    // eqv? is eq? unless both operands are heap numbers (core/equality.cpp), so data that are
+    // not numbers, or are fixnums, compare with eq? (inlined by the JIT) and memq instead of
+    // out-of-line eqv?/memv (a third of lattice's time, r7rs-benchmarks sweep, notes/issue14.md).
+    // One memq test, not a chain of eq? tests: the specializer learns "none of these" from it.
+    bool eq_data = true;
+    for (Value d = cl->data; eq_data && is_pair(d); d = cdr(d))
+      eq_data = !is_number(car(d)) || car(d).is_fixnum();
     if (cl->data == kNil) {
       test = konst(kFalse, cl->loc);
+    } else if (eq_data) {
+      bool one = cdr(cl->data) == kNil;
+      test = call(core_ref(one ? "eq?" : "memq", cl->loc),
+                  {gc_new<LocalRefNode>(k, cl->loc), konst(one ? car(cl->data) : cl->data, cl->loc)},
+                  cl->loc);
     } else if (cdr(cl->data) == kNil) {
       test = call(core_ref("eqv?", cl->loc),
                   {gc_new<LocalRefNode>(k, cl->loc), konst(car(cl->data), cl->loc)}, cl->loc);
