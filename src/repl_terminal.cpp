@@ -55,11 +55,13 @@ const EditLib* load_editline(std::string* why) {
   static std::string error;
   static const EditLib* lib = []() -> const EditLib* {
     void* h = dlopen("libedit.so.2", RTLD_NOW | RTLD_LOCAL);
-    if (!h) h = dlopen("libedit.so", RTLD_NOW | RTLD_LOCAL);
     if (!h) {
+      // The runtime package's name (libedit2) is the one to report; the unversioned name is
+      // only a fallback for a library built by hand.
       const char* e = dlerror();
       error = e ? e : "libedit.so.2: cannot open";
-      return nullptr;
+      h = dlopen("libedit.so", RTLD_NOW | RTLD_LOCAL);
+      if (!h) return nullptr;
     }
     static EditLib el;
     bool ok = true;
