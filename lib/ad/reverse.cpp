@@ -136,7 +136,7 @@ class Reverse : private ExprFunctor<Atom(Node*)> {
  public:
   Reverse(Vm& vm, RuleCache& rules, Value name) : vm_(vm), rules_(rules), name_(name) {}
 
-  LambdaNode* maker(LambdaNode* src, Var** fvs, size_t nfv);
+  LambdaNode* maker(LambdaNode* src, Var** fvs, const bool* boxed, size_t nfv);
 
  private:
   Vm& vm_;
@@ -1419,7 +1419,7 @@ Node* Reverse::pullback_clause(LambdaClause* c, Var* self_out, Var** fvs, size_t
   return body.fwd.get(gcall("cons", {atom(result), pb}));
 }
 
-LambdaNode* Reverse::maker(LambdaNode* src, Var** fvs, size_t nfv) {
+LambdaNode* Reverse::maker(LambdaNode* src, Var** fvs, const bool* boxed, size_t nfv) {
   // The source's own name for the closure: a variable it references that is neither bound in it
   // nor one of its free slots (a letrec-bound lambda reads itself from R[0]).
   FreeVariables scan;
@@ -1437,8 +1437,9 @@ LambdaNode* Reverse::maker(LambdaNode* src, Var** fvs, size_t nfv) {
     Var* v = fresh(fvs[i]->name);
     env_[fvs[i]] = v;
     activate(v, true);
-    // an assigned free variable: the slot holds the compiler's box, read and written as a cell
-    if (fvs[i]->assigned) {
+    // the slot holds the compiler's box (an assigned variable, or a letrec variable captured
+    // before its init ran): read and written as a cell
+    if (fvs[i]->assigned || (boxed && boxed[i])) {
       cell_src_[fvs[i]] = true;
       cell_vars_[v] = true;
     }
@@ -1550,9 +1551,10 @@ class InlineHelpers : public ExprMutator {
 
 }  // namespace
 
-LambdaNode* make_reverse_maker(Vm& vm, RuleCache& rules, LambdaNode* src, Var** fvs, size_t nfv, Value name) {
+LambdaNode* make_reverse_maker(Vm& vm, RuleCache& rules, LambdaNode* src, Var** fvs, const bool* boxed,
+                               size_t nfv, Value name) {
   Reverse r(vm, rules, name);
-  LambdaNode* m = r.maker(src, fvs, nfv);
+  LambdaNode* m = r.maker(src, fvs, boxed, nfv);
   return static_cast<LambdaNode*>(InlineHelpers(rules.core).visit(m));
 }
 

@@ -22,9 +22,11 @@ namespace quasi::ad {
 
 struct RuleCache;
 
-// `name` names the procedure in error messages. Raises a Scheme error when the code cannot be
-// transformed (set! of a local, call/cc, a define).
-LambdaNode* make_reverse_maker(Vm& vm, RuleCache& rules, LambdaNode* src, Var** fvs, size_t nfv, Value name);
+// `name` names the procedure in error messages. `boxed` (Proto::free_boxed, or null: then the
+// assigned variables) says which free slots hold a Box. Raises a Scheme error when the code
+// cannot be transformed (set! of a local, call/cc, a define).
+LambdaNode* make_reverse_maker(Vm& vm, RuleCache& rules, LambdaNode* src, Var** fvs, const bool* boxed,
+                               size_t nfv, Value name);
 
 // Expanded derivative-rule expressions, per text: (lambda (a b r d) expr).
 RuleCache* make_rule_cache(Environment* core);

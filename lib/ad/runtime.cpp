@@ -62,7 +62,7 @@ Value maker_for(Vm& vm, AdState& st, Proto* proto) {
   if (!proto->source) {
     throw_error("grad", "cannot differentiate a procedure without source code", list({proto->name}));
   }
-  LambdaNode* mk = ad::make_reverse_maker(vm, *st.rules, proto->source, proto->free_vars,
+  LambdaNode* mk = ad::make_reverse_maker(vm, *st.rules, proto->source, proto->free_vars, proto->free_boxed,
                                           size_t(proto->ncaptures), proto->name);
   Value m = compile_lambda(vm, mk);
   if (st.makers.size() >= kMaxCachedTransforms) {
@@ -146,7 +146,7 @@ QUASI_PRIM(p_ad_jprim_n) {
   }
   c->body = call;
   eta->clauses.push_back(c);
-  LambdaNode* mk = ad::make_reverse_maker(vm, *st.rules, eta, nullptr, 0, intern(p->name ? p->name : "primitive"));
+  LambdaNode* mk = ad::make_reverse_maker(vm, *st.rules, eta, nullptr, nullptr, 0, intern(p->name ? p->name : "primitive"));
   Value m = compile_lambda(vm, mk);
   Value self_arg = kFalse;
   Value j = vm.apply(m, 1, &self_arg);
@@ -288,7 +288,7 @@ Value ad_maker_for_lambda(Vm& vm, Value ad_j, LambdaNode* lam, Var* self, std::v
   fvs = closure_layout(lam, self);
   auto it = st.lambda_makers.find(lam);
   if (it != st.lambda_makers.end()) return it->second;
-  LambdaNode* mk = ad::make_reverse_maker(vm, *st.rules, lam, fvs.data(), fvs.size(), lam->name);
+  LambdaNode* mk = ad::make_reverse_maker(vm, *st.rules, lam, fvs.data(), nullptr, fvs.size(), lam->name);
   Value m = compile_lambda(vm, mk);
   if (st.lambda_makers.size() >= kMaxCachedTransforms) st.lambda_makers.clear();
   st.lambda_makers[lam] = m;

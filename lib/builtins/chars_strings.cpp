@@ -535,6 +535,9 @@ QUASI_PRIM(p_string_contains) {
 }
 
 constexpr uint32_t kAllocRaise = kAlloc | kMayRaise;
+// string-length is piecewise constant: a string among the arguments of a differentiated
+// procedure (its gradient is #f) may have its length used in arithmetic.
+constexpr DerivativeRule kDZeroS{DerivativeRule::Kind::kZero, false, {}, {}};
 
 const PrimDef kCharStringPrims[] = {
     {"char?", p_charp, 1, 1, kPureFold,
@@ -572,7 +575,7 @@ const PrimDef kCharStringPrims[] = {
      kFacts.maker(Sequence::kString, MakerLength::kFirstArg, MakerFill::kChar)},
     {"string", p_string, 0, -1, kAllocRaise},
     {"string-length", p_string_length, 1, 1, kPureFoldRaise,
-     kFacts.inline_as(InlineOp::kStringLength).measure(Sequence::kString).numeric(NumResult::kExactInteger, false)},
+     kFacts.inline_as(InlineOp::kStringLength).measure(Sequence::kString).differentiable(&kDZeroS).numeric(NumResult::kExactInteger, false)},
     {"string-ref", p_string_ref, 2, 2, kPureFoldRaise,
      kFacts.inline_as(InlineOp::kStringRef).structural(Structure::kResultChar)},
     {"string-set!", p_string_set, 3, 3, kEffect},

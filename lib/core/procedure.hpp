@@ -44,6 +44,11 @@ struct Proto : Object {
   // lambdas and never assigned (the slot holds that closure once the knot is tied), else null;
   // null when there is none. The JIT guards calls through such a slot as known callees.
   Proto** free_protos;
+  // Per free slot, whether it holds the variable's Box rather than its value: an assigned
+  // variable, or a variable of a letrec that is not all lambdas, captured before its init may
+  // have run. The second kind is not `assigned` in the IR, so code transforming the source
+  // (lib/ad) reads this to know the slot is a box. Null when the closure has no free slot.
+  bool* free_boxed;
   // Native code (lib/jit): null until the JIT compiled this code. Counted up at the VM's
   // checkpoints (entry, return into it, backward jumps) until it reaches the hot threshold.
   JitCode* jit;

@@ -250,6 +250,7 @@ class FnCompiler {
     p->source = lam_;
     p->free_vars = nullptr;
     p->free_protos = nullptr;
+    p->free_boxed = nullptr;
     return p;
   }
 
@@ -538,6 +539,8 @@ class FnCompiler {
     for (size_t i = 0; i < info.free.size(); i++) p->captures[i] = capture_of(info.free[i]);
     p->free_vars = static_cast<Var**>(gc_alloc(sizeof(Var*) * (info.free.size() + 1)));
     for (size_t i = 0; i < info.free.size(); i++) p->free_vars[i] = info.free[i];
+    p->free_boxed = static_cast<bool*>(gc_alloc_atomic(sizeof(bool) * (info.free.size() + 1)));
+    for (size_t i = 0; i < info.free.size(); i++) p->free_boxed[i] = is_boxed(info.free[i]);
     for (size_t i = 0; i < info.free.size(); i++) {
       Var* v = info.free[i];
       if (!an_.fixed_pending.count(v) && !an_.fixed_proto.count(v)) continue;
@@ -554,6 +557,7 @@ class FnCompiler {
       c->captures = p->captures;
       c->free_vars = p->free_vars;
       c->free_protos = p->free_protos;
+      c->free_boxed = p->free_boxed;
     }
     emit(Op::kClosure, uint16_t(dst), konst(make_ptr(p)));
     return p;

@@ -192,7 +192,9 @@
         ((pair? x) (cons (%ad-fill (car x) (%ad-car g) zero) (%ad-fill (cdr x) (%ad-cdr g) zero)))
         ((vector? x) (%ad-l->v (%ad-fill-list (%ad-v->l x) g 0 zero)))
         ((null? x) '())
-        ((eq? g '%ad-zero) (if (and (number? x) (exact? x)) zero (if (number? x) 0.0 g)))
+        ;; a leaf that is not a number (a symbol, string, character, boolean, procedure) has no
+        ;; derivative: #f holds its place (the private zero must not reach the user)
+        ((eq? g '%ad-zero) (if (number? x) (if (exact? x) zero 0.0) #f))
         (else g)))
 (define (%ad-fill-list l g i zero)
   (if (null? l)
