@@ -615,6 +615,14 @@ class Emitter {
     a_.jne(otherwise);
   }
 
+  // Jumps to `otherwise` unless the value in `reg` is a closure of `proto`; leaves rcx = proto.
+  void check_closure_of(const Gp& reg, const Proto* proto, const Label& otherwise) {
+    check_type(reg, Type::Closure, otherwise);
+    a_.mov(rcx, imm(reinterpret_cast<uint64_t>(proto)));
+    a_.cmp(qword_ptr(reg, kClosureProto), rcx);
+    a_.jne(otherwise);
+  }
+
   // Jumps to `otherwise` when the value in `reg` is not a character (edx is clobbered).
   void check_char(const Gp& reg, const Label& otherwise) {
     a_.mov(edx, reg.r32());
@@ -1581,13 +1589,7 @@ class Emitter {
       a_.jne(general);
       a_.mov(rcx, imm(reinterpret_cast<uint64_t>(q)));
     } else {
-      a_.test(al, 7);
-      a_.jnz(general);
-      a_.cmp(byte_ptr(rax), uint8_t(Type::Closure));
-      a_.jne(general);
-      a_.mov(rcx, imm(reinterpret_cast<uint64_t>(q)));
-      a_.cmp(qword_ptr(rax, kClosureProto), rcx);
-      a_.jne(general);
+      check_closure_of(rax, q, general);
     }
     a_.mov(rdx, qword_ptr(rcx, kProtoJit));
     if (q == p_) {
@@ -1673,14 +1675,7 @@ class Emitter {
       a_.bind(general);
       return;
     }
-    Gp c = use(s.a, rax);
-    a_.test(c.r8(), 7);
-    a_.jnz(general);
-    a_.cmp(byte_ptr(c), uint8_t(Type::Closure));
-    a_.jne(general);
-    a_.mov(rcx, imm(reinterpret_cast<uint64_t>(p_)));
-    a_.cmp(qword_ptr(c, kClosureProto), rcx);
-    a_.jne(general);
+    check_closure_of(use(s.a, rax), p_, general);
     a_.mov(rdx, imm(reinterpret_cast<uint64_t>(self_)));
     a_.cmp(qword_ptr(rcx, kProtoJit), rdx);
     a_.jne(general);
