@@ -790,6 +790,7 @@ void set_ad_maker_hook(AdMakerHook hook) { ad_maker_hook = hook; }
 
 PVal* Specializer::ad_j_closure(PVal* c) {
   if (!ad_maker_hook) throw Bailout{"automatic differentiation of a procedure the evaluator made"};
+  depend_on_transformed(c->lam);
   FreeVariables scan;
   scan.run(c->lam);
   if (scan.truncated()) throw Bailout{"procedure too deeply nested to scan"};
@@ -827,6 +828,21 @@ PVal* Specializer::ad_j_closure(PVal* c) {
   if (st_.ad_j_makers.size() >= 4096) st_.ad_j_makers.clear();
   st_.ad_j_makers[static_cast<LambdaNode*>(rec->inits[0])] = src;
   return call(make_static(maker), margs);
+}
+
+// J's code (lib/ad) has the derivative rules of the built-ins f's source calls in place of their
+// cells: (cos x) gives (cos x) and (- (sin x)), both constants. The residual made from J depends
+// on the cells f's source read, as if it had read them itself: a later define of cos reports
+// the old cell written (engine/redefinition.hpp) and invalidates it, as for any built-in the
+// evaluator folds. Every primitive's cell in the source, not only the reached ones: the
+// transform read all. (Other globals stay references in J's code, read when reached.)
+void Specializer::depend_on_transformed(LambdaNode* src) {
+  if (!src || !transformed_.insert(reinterpret_cast<uint64_t>(src)).second) return;
+  for_each_node(src, [&](Node* n) {
+    if (n->kind != NodeKind::GlobalRef) return;
+    Value cell = static_cast<GlobalRefNode*>(n)->cell;
+    if (is_primitive(cell.as<GlobalCell>()->value) && read_cells_.insert(cell.bits).second) deps_->push_back(cell);
+  });
 }
 
 // (%ad-j-layout j) for a J made by ad_j_closure: per free slot of j (the compiler's layout,
@@ -879,6 +895,8 @@ PVal* Specializer::prim_call(Value prim, gc_vector<PVal*>& args) {
     return ad_j_layout(args[0]);
   if (prim == st_.ad_j_prim && (args.size() != 1 || args[0]->kind != PKind::Static))
     throw Bailout{"automatic differentiation of a procedure the evaluator made"};
+  if (prim == st_.ad_j_prim && is_closure(args[0]->value))
+    depend_on_transformed(args[0]->value.as<Closure>()->proto->source);
   const PrimFacts& facts = p->facts;
   // (dynamic x): x under a residual variable of its own, so nothing known about it — its
   // static value, its fields, what tests taught — reaches helper keys or decisions.

@@ -190,6 +190,7 @@ class Specializer : public ExprFunctor<PVal*(Node*, PEnv*)> {
   uint64_t hash_key(const gc_vector<KeyItem>& items, LambdaNode* lam, size_t clause, Value runtime);
   TracedSet written_cells_;  // globals the residual code assigns: never read statically
   TracedSet read_cells_;     // user globals read statically (dependencies)
+  TracedSet transformed_;    // sources whose cells depend_on_transformed recorded
   std::unordered_multimap<uint64_t, Entry*, std::hash<uint64_t>, std::equal_to<uint64_t>,
                           traceable_allocator<std::pair<const uint64_t, Entry*>>> memo_;
   std::vector<Entry*, traceable_allocator<Entry*>> pending_;
@@ -486,6 +487,7 @@ class Specializer : public ExprFunctor<PVal*(Node*, PEnv*)> {
   void bind_values(Var* v);  // the binding of a pending (values ...) (values_of_), once
   PVal* ad_j_closure(PVal* c);  // (%ad-j c) of an evaluator-made closure
   PVal* ad_j_layout(PVal* j);   // (%ad-j-layout j) of a J made by ad_j_closure
+  void depend_on_transformed(LambdaNode* src);  // the cells J's code read from src (ad rules)
   PVal* fold(Primitive* p, Value prim, gc_vector<PVal*>& args);
   PVal* structural(const PrimFacts& f, Value prim, gc_vector<PVal*>& args);  // structural.cpp
 
