@@ -96,6 +96,7 @@ struct Step {
   Primitive* prim = nullptr;
   const DerivativeRule* rule = nullptr;
   Atom fn;            // kCall: the callee (unused for a self call)
+  Var* jf = nullptr;  // kCall: J of the callee (unused for a self call)
   bool self_call = false;
   bool apply = false;  // kCall through `apply`: the last argument is the list of the rest
   bool apply_values = false;  // kCall through %apply-values (call-with-values): the one argument
@@ -134,7 +135,12 @@ struct BranchArm {
 // returning the atom that holds the node's value in the current block.
 class Reverse : private ExprFunctor<Atom(Node*)> {
  public:
-  Reverse(Vm& vm, RuleCache& rules, Value name) : vm_(vm), rules_(rules), name_(name) {}
+  Reverse(Vm& vm, RuleCache& rules, Value name, bool assume_quiet)
+      : vm_(vm), rules_(rules), name_(name), assume_quiet_(assume_quiet) {}
+  // Whether the procedure is quiet: no cell operation and no call other than its own recursion
+  // (and primitives). Its pullback, given the zero, then returns zeros and moves no cell's
+  // adjoint, so a caller need not run it for a call no cotangent reaches (%ad-j-quiet?).
+  bool quiet() const { return !noisy_; }
 
   LambdaNode* maker(LambdaNode* src, Var** fvs, const bool* boxed, size_t nfv);
 
@@ -142,6 +148,10 @@ class Reverse : private ExprFunctor<Atom(Node*)> {
   Vm& vm_;
   RuleCache& rules_;
   Value name_;
+  // A second transformation of a procedure the first one found quiet: its own recursion's and
+  // ifs' pullbacks need not run for an unreached value either.
+  bool assume_quiet_ = false;
+  bool noisy_ = false;  // a call of another procedure or a cell operation was transformed
   TracedMap<Var*, Var*> env_;  // source variable -> transformed code's variable
   Var* self_src_ = nullptr;     // the source's name for the closure itself (letrec self)
   Var* self_ = nullptr;         // maker parameter: the closure
@@ -825,8 +835,11 @@ Atom Reverse::call_step(Node* fn_node, const Atom& fn, const gc_vector<Atom>& ar
   bool on = s.self_call || act(s.fn);
   for (const Atom& a : s.args) on = on || act(a);
   if (!on) return Atom{push(b, call(atom(s.fn), args), "v")};  // no derivative can flow through it
-  Node* jf = s.self_call ? ref(jself_) : gcall("%ad-j", {atom(s.fn)});
-  Var* r = push(b, call(jf, args), "r");
+  if (!s.self_call) {
+    noisy_ = true;
+    s.jf = push(b, gcall("%ad-j", {atom(s.fn)}), "j");
+  }
+  Var* r = push(b, call(ref(s.self_call ? jself_ : s.jf), args), "r");
   s.x = activate(push(b, gcall("car", {ref(r)}), "v"), true);
   s.pb = push(b, gcall("cdr", {ref(r)}), "pb");
   b.steps.push_back(s);
@@ -896,8 +909,10 @@ Atom Reverse::prim_call(Primitive* p, gc_vector<Atom> args) {
       s.apply = true;
       s.fn = args[0];
       for (size_t i = 1; i < args.size(); i++) s.args.push_back(args[i]);
+      noisy_ = true;
+      s.jf = push(b, gcall("%ad-j", {atom(s.fn)}), "j");
       CallNode* c = gc_new<CallNode>(global("apply"), SrcLoc{});
-      c->args.push_back(gcall("%ad-j", {atom(s.fn)}));
+      c->args.push_back(ref(s.jf));
       for (const Atom& a : s.args) c->args.push_back(atom(a));
       Var* r = push(b, c, "r");
       s.x = activate(push(b, gcall("car", {ref(r)}), "v"), true);
@@ -910,8 +925,10 @@ Atom Reverse::prim_call(Primitive* p, gc_vector<Atom> args) {
       s.apply_values = true;
       s.fn = args[0];
       s.args.push_back(args[1]);
+      noisy_ = true;
+      s.jf = push(b, gcall("%ad-j", {atom(s.fn)}), "j");
       CallNode* c = gc_new<CallNode>(global("%apply-values"), SrcLoc{});
-      c->args.push_back(gcall("%ad-j", {atom(s.fn)}));
+      c->args.push_back(ref(s.jf));
       c->args.push_back(atom(args[1]));
       Var* r = push(b, c, "r");
       s.x = activate(push(b, gcall("car", {ref(r)}), "v"), true);
@@ -964,6 +981,7 @@ Atom Reverse::prim_call(Primitive* p, gc_vector<Atom> args) {
 Atom Reverse::cell_op(Primitive* p, const DerivativeRule* rule, gc_vector<Atom> args, Value name) {
   using C = DerivativeRule::CellOp;
   Block& b = *cur_;
+  noisy_ = true;
   note_uses(nullptr, args);
   C op = rule->cell;
   if (op == C::kNested) {
@@ -1128,7 +1146,7 @@ Atom Reverse::branch_join(IfNode* n, Block& b, const Atom& t, BranchArm* arms) {
   // An arm whose backward code may move a cell's adjoint keeps its pullback even when it sends
   // no cotangent out.
   bool arm_effects[2] = {false, false};
-  for (int i = 0; i < 2; i++)
+  for (int i = 0; i < 2 && !assume_quiet_; i++)
     for (const Step& st : arms[i].blk.steps)
       if (st.kind == Step::kCall || st.kind == Step::kBranch ||
           (st.rule && st.rule->cell != DerivativeRule::CellOp::kNone))
@@ -1240,14 +1258,17 @@ void Reverse::backward(Block& b, const Atom& result, Var* d, Adj& adj, gc_vector
     // cell's adjoint (a write, a make), or may (a call, an if), when some adjoint is pending.
     bool reached = found != adj.end();
     bool always = s.kind == Step::kPrim && s.rule && s.rule->always();
-    bool maybe = !reached && (s.kind == Step::kCall || (s.kind == Step::kBranch && !s.quiet_arms));
+    // (Nothing in a quiet procedure can: assume_quiet_.)
+    bool maybe = !reached && !assume_quiet_ && (s.kind == Step::kCall || (s.kind == Step::kBranch && !s.quiet_arms));
     if (!reached && !always && !maybe) continue;
     Var* dx = reached ? found->second : out.push(zero(), intern("d"));
-    // the pullback of an unreached call: run only while some adjoint is pending
+    // the pullback of an unreached call: run only while some adjoint is pending, and not for a
+    // quiet callee (which the partial evaluator knows for a J it knows)
     auto run_pb = [&]() -> Node* {
       Node* c = call(ref(s.pb), gc_vector<Node*>{ref(dx)});
       if (!maybe) return c;
       Node* guarded = gc_new<IfNode>(gcall("%ad-adjoints-pending?", {}), c, zero(), SrcLoc{});
+      if (s.jf) guarded = gc_new<IfNode>(gcall("%ad-j-quiet?", {ref(s.jf)}), zero(), guarded, SrcLoc{});
       return s.effectful ? gc_new<IfNode>(ref(s.effectful), guarded, zero(), SrcLoc{}) : guarded;
     };
     switch (s.kind) {
@@ -1261,6 +1282,9 @@ void Reverse::backward(Block& b, const Atom& result, Var* d, Adj& adj, gc_vector
         for (size_t i = 0; i < s.args.size(); i++) {
           Var* a = s.args[i].v;
           if (!a && !r->always()) continue;
+          // an operand no derivative flows to (a global vector indexed by an active index): no
+          // code for its contribution (a cell's rule is run for its effect on the adjoint)
+          if (a && !active_.count(a) && r->cell == DerivativeRule::CellOp::kNone) continue;
           Node* contrib = nullptr;
           switch (r->kind) {
             case K::kScalar: {
@@ -1552,9 +1576,15 @@ class InlineHelpers : public ExprMutator {
 }  // namespace
 
 LambdaNode* make_reverse_maker(Vm& vm, RuleCache& rules, LambdaNode* src, Var** fvs, const bool* boxed,
-                               size_t nfv, Value name) {
-  Reverse r(vm, rules, name);
+                               size_t nfv, Value name, bool* quiet) {
+  Reverse r(vm, rules, name, false);
   LambdaNode* m = r.maker(src, fvs, boxed, nfv);
+  *quiet = r.quiet();
+  if (*quiet) {
+    // again, knowing it: its own recursion's pullbacks need not run for an unreached value
+    Reverse again(vm, rules, name, true);
+    m = again.maker(src, fvs, boxed, nfv);
+  }
   return static_cast<LambdaNode*>(InlineHelpers(rules.core).visit(m));
 }
 

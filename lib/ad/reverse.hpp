@@ -24,9 +24,11 @@ struct RuleCache;
 
 // `name` names the procedure in error messages. `boxed` (Proto::free_boxed, or null: then the
 // assigned variables) says which free slots hold a Box. Raises a Scheme error when the code
-// cannot be transformed (set! of a local, call/cc, a define).
+// cannot be transformed (set! of a local, call/cc, a define). `quiet` is set when the procedure
+// makes no cell operation and calls nothing but primitives and itself: J's pullback, given the
+// zero, then returns zeros and moves no cell's adjoint (%ad-j-quiet?).
 LambdaNode* make_reverse_maker(Vm& vm, RuleCache& rules, LambdaNode* src, Var** fvs, const bool* boxed,
-                               size_t nfv, Value name);
+                               size_t nfv, Value name, bool* quiet);
 
 // Expanded derivative-rule expressions, per text: (lambda (a b r d) expr).
 RuleCache* make_rule_cache(Environment* core);

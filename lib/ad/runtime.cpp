@@ -38,6 +38,9 @@ struct AdState {
   TracedMap<Proto*, LambdaNode*> maker_ir;  // code object -> its maker's IR
   TracedMap<Proto*, Value> layouts;          // J's code object -> %ad-j-layout's vector
   TracedMap<LambdaNode*, Value> lambda_makers;  // ad_maker_for_lambda's cache
+  // The lambdas of the J's of quiet procedures (make_reverse_maker): %ad-j-quiet?. A property of
+  // the code, so it survives a redefinition; a J whose lambda was forgotten is only not quiet.
+  TracedMap<LambdaNode*, bool> quiet_js;
   // The last J made for each of a few closures (direct-mapped by address): a loop calling the same
   // closure at each step asks for its J at each step (particle's potential gradient), and J(f)
   // depends only on f (its free values are f's; a closure's slots never change).
@@ -56,15 +59,33 @@ Value compile_lambda(Vm& vm, LambdaNode* lam) {
   return vm.apply(thunk, 0, nullptr);
 }
 
+// A maker is (lambda (self fv ...) (letrec ((jself J)) jself)) (reverse.hpp): J's lambda.
+LambdaNode* j_lambda(LambdaNode* mk) {
+  Node* body = mk->clauses[0]->body;
+  if (body->kind != NodeKind::Letrec) return nullptr;
+  auto* rec = static_cast<LetNode*>(body);
+  if (rec->inits.size() != 1 || rec->inits[0]->kind != NodeKind::Lambda) return nullptr;
+  return static_cast<LambdaNode*>(rec->inits[0]);
+}
+
+void note_quiet(AdState& st, LambdaNode* mk, bool quiet) {
+  LambdaNode* j = j_lambda(mk);
+  if (!quiet || !j) return;
+  if (st.quiet_js.size() >= kMaxCachedTransforms) st.quiet_js.clear();
+  st.quiet_js[j] = true;
+}
+
 Value maker_for(Vm& vm, AdState& st, Proto* proto) {
   auto it = st.makers.find(proto);
   if (it != st.makers.end()) return it->second;
   if (!proto->source) {
     throw_error("grad", "cannot differentiate a procedure without source code", list({proto->name}));
   }
+  bool quiet = false;
   LambdaNode* mk = ad::make_reverse_maker(vm, *st.rules, proto->source, proto->free_vars, proto->free_boxed,
-                                          size_t(proto->ncaptures), proto->name);
+                                          size_t(proto->ncaptures), proto->name, &quiet);
   Value m = compile_lambda(vm, mk);
+  note_quiet(st, mk, quiet);
   if (st.makers.size() >= kMaxCachedTransforms) {
     st.makers.clear();
     st.maker_ir.clear();
@@ -146,8 +167,11 @@ QUASI_PRIM(p_ad_jprim_n) {
   }
   c->body = call;
   eta->clauses.push_back(c);
-  LambdaNode* mk = ad::make_reverse_maker(vm, *st.rules, eta, nullptr, nullptr, 0, intern(p->name ? p->name : "primitive"));
+  bool quiet = false;
+  LambdaNode* mk =
+      ad::make_reverse_maker(vm, *st.rules, eta, nullptr, nullptr, 0, intern(p->name ? p->name : "primitive"), &quiet);
   Value m = compile_lambda(vm, mk);
+  note_quiet(st, mk, quiet);
   Value self_arg = kFalse;
   Value j = vm.apply(m, 1, &self_arg);
   if (st.prim_js.size() >= kMaxCachedTransforms) st.prim_js.clear();
@@ -166,6 +190,14 @@ QUASI_PRIM(p_ad_j_layout) {
   Value lay = make_vector(jp->ncaptures + 1, make_fixnum(-2));
   lay.as<Vector>()->items()[0] = make_fixnum(0);
   return lay;
+}
+
+// (%ad-j-quiet? j): whether j is the J of a quiet procedure (reverse.hpp), whose pullback need not
+// run for a call no cotangent reaches. #f when not known. Foldable: a fact of j's code.
+QUASI_PRIM(p_ad_j_quiet) {
+  if (!is_closure(argv[0])) return kFalse;
+  LambdaNode* src = argv[0].as<Closure>()->proto->source;
+  return make_bool(src && state_of(self).quiet_js.count(src));
 }
 
 // ---- cells: set! of local variables in differentiated code (lib/ad/README.md, "set!") ----
@@ -277,6 +309,7 @@ const PrimDef kAdPrims[] = {
     {"%ad-j", p_ad_j, 1, 1, kPureFoldRaise, kFacts.differentiable(&kDJ)},
     {"%ad-arity", p_ad_arity, 1, 1, kPureFold, kFacts.differentiable(&kDNone)},
     {"%ad-j-layout", p_ad_j_layout, 1, 1, kEffect, kFacts.differentiable(&kDNone)},
+    {"%ad-j-quiet?", p_ad_j_quiet, 1, 1, kPureFold, kFacts.differentiable(&kDNone)},
     {"%ad-jprim-n", p_ad_jprim_n, 2, 2, kEffect, kFacts.differentiable(&kDNone)},
 };
 
@@ -288,15 +321,20 @@ Value ad_maker_for_lambda(Vm& vm, Value ad_j, LambdaNode* lam, Var* self, std::v
   fvs = closure_layout(lam, self);
   auto it = st.lambda_makers.find(lam);
   if (it != st.lambda_makers.end()) return it->second;
-  LambdaNode* mk = ad::make_reverse_maker(vm, *st.rules, lam, fvs.data(), nullptr, fvs.size(), lam->name);
+  bool quiet = false;
+  LambdaNode* mk = ad::make_reverse_maker(vm, *st.rules, lam, fvs.data(), nullptr, fvs.size(), lam->name, &quiet);
   Value m = compile_lambda(vm, mk);
+  note_quiet(st, mk, quiet);
   if (st.lambda_makers.size() >= kMaxCachedTransforms) st.lambda_makers.clear();
   st.lambda_makers[lam] = m;
   return m;
 }
 
+static bool ad_j_lambda_quiet(Value ad_j, LambdaNode* j) { return state_of(ad_j.as<Primitive>()).quiet_js.count(j) > 0; }
+
 void register_ad_primitives(Environment* env) {
   pe::set_ad_maker_hook(&ad_maker_for_lambda);
+  pe::set_ad_quiet_hook(&ad_j_lambda_quiet);
   AdState* st = gc_new<AdState>();
   st->rules = ad::make_rule_cache(env);
   st->cell_tag = cons(intern("%ad-cell"), kNil);

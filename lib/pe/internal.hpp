@@ -207,6 +207,7 @@ struct PeState {
   // static value, the request bails out (the run-time table does not know it: cotangents would
   // be dropped).
   Value ad_j_layout_prim = kFalse;
+  Value ad_j_quiet_prim = kFalse;  // %ad-j-quiet?: known for a J the evaluator made (lam -> lib/ad)
   std::unordered_map<LambdaNode*, LambdaNode*, std::hash<LambdaNode*>, std::equal_to<LambdaNode*>,
                      gc_allocator<std::pair<LambdaNode* const, LambdaNode*>>> ad_j_makers;
   Environment* core = nullptr;

@@ -50,6 +50,10 @@ Value stats_alist(PeState& st);
 // Without it such a request falls back.
 using AdMakerHook = Value (*)(Vm& vm, Value ad_j, LambdaNode* lam, Var* self, std::vector<Var*>& fvs);
 void set_ad_maker_hook(AdMakerHook hook);
+// (%ad-j-quiet? j) of a J the evaluator made from a maker (ad_j_closure): whether j's lambda is
+// the J of a quiet procedure (ad/reverse.hpp), which lib/ad records. Without it: not known (#f).
+using AdQuietHook = bool (*)(Value ad_j, LambdaNode* j);
+void set_ad_quiet_hook(AdQuietHook hook);
 
 }  // namespace quasi::pe
 

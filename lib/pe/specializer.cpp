@@ -787,6 +787,8 @@ PVal* Specializer::fold(Primitive* p, Value prim, gc_vector<PVal*>& args) {
 // program assigns (a set! cell or box) is not modelled here: bail out.
 static AdMakerHook ad_maker_hook = nullptr;
 void set_ad_maker_hook(AdMakerHook hook) { ad_maker_hook = hook; }
+static AdQuietHook ad_quiet_hook = nullptr;
+void set_ad_quiet_hook(AdQuietHook hook) { ad_quiet_hook = hook; }
 
 PVal* Specializer::ad_j_closure(PVal* c) {
   if (!ad_maker_hook) throw Bailout{"automatic differentiation of a procedure the evaluator made"};
@@ -893,6 +895,9 @@ PVal* Specializer::prim_call(Value prim, gc_vector<PVal*>& args) {
   }
   if (prim == st_.ad_j_layout_prim && args.size() == 1 && args[0]->kind != PKind::Static)
     return ad_j_layout(args[0]);
+  // a J the evaluator knows the code of: quiet or not is a fact of that code (lib/ad records it)
+  if (prim == st_.ad_j_quiet_prim && args.size() == 1 && args[0]->kind == PKind::Closure)
+    return make_static(make_bool(ad_quiet_hook && ad_quiet_hook(st_.ad_j_prim, args[0]->lam)));
   if (prim == st_.ad_j_prim && (args.size() != 1 || args[0]->kind != PKind::Static))
     throw Bailout{"automatic differentiation of a procedure the evaluator made"};
   if (prim == st_.ad_j_prim && is_closure(args[0]->value))

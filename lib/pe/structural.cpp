@@ -38,6 +38,7 @@ void build_fact_table(PeState& st, Environment* core) {
     if (f.derivative && p->name && std::string(p->name) == "%ad-j") st.ad_j_prim = cell->value;
     if (f.derivative && p->name && std::string(p->name) == "%ad-arity") st.ad_arity_prim = cell->value;
     if (f.derivative && p->name && std::string(p->name) == "%ad-j-layout") st.ad_j_layout_prim = cell->value;
+    if (f.derivative && p->name && std::string(p->name) == "%ad-j-quiet?") st.ad_j_quiet_prim = cell->value;
   }
   st.core = core;
   st.tables_ready = true;

@@ -5,11 +5,6 @@
 (include "harness.scm")
 (include "ad-harness.scm")
 
-;; Occurrences of lambda / case-lambda in a datum.
-(define (lambdas x)
-  (cond ((pair? x) (+ (if (memq (car x) '(lambda case-lambda)) 1 0) (lambdas (car x)) (lambdas (cdr x))))
-        ((vector? x) (lambdas (vector->list x)))
-        (else 0)))
 ;; The same function, unspecialized and specialized, at each argument list.
 (define (agree name f args-list)
   (let ((s (specialize f)))
@@ -40,20 +35,6 @@
 ;; (not of a rest list), so the residual is straight-line too. Checked by the shape of the code,
 ;; not by names: one lambda (the procedure itself), no letrec (no specialized helper left), no
 ;; shape walk (no pair?/vector?/null? test, no apply), no cotangent helper (no %ad- name).
-(define (symbols-in x)
-  (cond ((symbol? x) (list x))
-        ((pair? x) (append (symbols-in (car x)) (symbols-in (cdr x))))
-        ((vector? x) (symbols-in (vector->list x)))
-        (else '())))
-(define (ad-helper? s)
-  (let ((n (symbol->string s))) (and (> (string-length n) 3) (string=? (substring n 0 4) "%ad-"))))
-(define (straight-line? code)
-  (let ((syms (symbols-in code)))
-    (and (= (lambdas code) 1)
-         (not (memq 'letrec* syms)) (not (memq 'letrec syms))
-         (not (memq 'pair? syms)) (not (memq 'vector? syms)) (not (memq 'null? syms))
-         (not (memq 'apply syms))
-         (not (let loop ((l syms)) (and (pair? l) (or (ad-helper? (car l)) (loop (cdr l)))))))))
 (define (g2 x y) (+ (* x y) (sin x) (/ (exp y) x)))
 (define (g3 x y z) (* (+ x (sq y)) (- z (cos x))))
 ;; the inner gradient of the saddle benchmark, with respect to y1 y2: what a person would write

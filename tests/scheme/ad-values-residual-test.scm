@@ -6,15 +6,6 @@
 (include "harness.scm")
 (include "ad-harness.scm")
 
-(define (lambdas x)
-  (cond ((pair? x) (+ (if (memq (car x) '(lambda case-lambda)) 1 0) (lambdas (car x)) (lambdas (cdr x))))
-        ((vector? x) (lambdas (vector->list x)))
-        (else 0)))
-(define (symbols-in x)
-  (cond ((symbol? x) (list x))
-        ((pair? x) (append (symbols-in (car x)) (symbols-in (cdr x))))
-        ((vector? x) (symbols-in (vector->list x)))
-        (else '())))
 (define (mentions? s code) (and (memq s (symbols-in code)) #t))
 ;; The residual has no call-with-values and no %apply-values: the consumer was called in place.
 (define (no-spreading? code)

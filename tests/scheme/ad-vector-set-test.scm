@@ -112,9 +112,6 @@
 (for-each (lambda (x) (test "specialized" (f1-grad x) (s1 x))) xs)
 ;; make-vector of a known length is the evaluator's vector: the versions' one-hot cotangents fold,
 ;; the residual is straight-line
-(define (lambdas x)
-  (cond ((pair? x) (+ (if (memq (car x) '(lambda case-lambda)) 1 0) (lambdas (car x)) (lambdas (cdr x))))
-        (else 0)))
 (test "specialized: one lambda" 1 (lambdas (residual s1)))
 ;; the functions themselves are unchanged
 (test "f1 itself" (+ 4.0 (* 2 (sin 2.0))) (f1 2.0))
