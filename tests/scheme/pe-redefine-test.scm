@@ -103,6 +103,29 @@
 (test "a static run through grad follows it" 12.0 (ad '(sp-static)))
 (test "a second derivative follows it" 12.0 (ad '(sp-2 1.0)))
 
+;; A redefinition made while a residual runs (by a procedure it calls) reaches it at its next
+;; call: the guard is checked on entry, and the call already running finishes with the built-in
+;; it was entered with — inlined or folded —, where the original, whose code the redefinition
+;; moves while it runs, follows it at once (lib/pe/README.md, "Globals").
+(define env3 (environment '(scheme base) '(quasi)))
+(define (ev3 form) (eval form env3))
+(ev3 `(define redefine-car! ,(lambda () (eval '(define (car x) 'new-car) env3))))
+(ev3 `(define redefine-cdr! ,(lambda () (eval '(define (cdr x) 'new-cdr) env3))))
+(ev3 '(define (fr g l) (g) (car l)))
+(ev3 '(define (fr2 g l) (g) (cdr l)))
+(ev3 '(define s-fr (specialize fr)))
+(ev3 '(define s-fr2 (specialize* fr2 '((1 . (5 . 6))))))
+(test "the residual folded cdr" '(lambda (g) (g) 6) (ev3 '(residual s-fr2)))
+(test "while it runs: the inlined car stays" 5 (ev3 '(s-fr redefine-car! '(5))))
+(test "... its next call follows" 'new-car (ev3 '(s-fr (lambda () #f) '(5))))
+(test "... as the original does" 'new-car (ev3 '(fr (lambda () #f) '(5))))
+(test "while it runs: the folded cdr stays" 6 (ev3 '(s-fr2 redefine-cdr!)))
+(test "... its next call follows" 'new-cdr (ev3 '(s-fr2 (lambda () #f))))
+(test "... as the original does" 'new-cdr (ev3 '(fr2 (lambda () #f) '(5 . 6))))
+(ev3 '(define (fr3 g l) (g) (car l)))
+(ev3 `(define redefine-car-again! ,(lambda () (eval '(define (car x) 'newer-car) env3))))
+(test "the original follows at once" 'newer-car (ev3 '(fr3 redefine-car-again! '(5))))
+
 ;; The program's own environment is untouched.
 (define (p2 a b) (+ a b))
 (test "a residual in the program's environment still adds" 3 ((specialize p2 1) 2))
