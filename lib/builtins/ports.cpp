@@ -173,6 +173,16 @@ void emit(Port* p, const char* who, const void* data, int64_t n) {
 }
 
 void emit_char(Port* p, const char* who, char32_t c) {
+  // One ASCII byte into a buffer with room, when no flush can be due: what emit does, without
+  // its copy and newline search (write-char loops such as r7rs-benchmarks' cat live here).
+  if (c < 0x80 && p->olen < p->ocap && !(p->flags & (kPortStderr | kPortUnbuffered)) &&
+      !(c == '\n' && (p->flags & kPortLineBuffered)) &&
+      (p->kind == PortKind::Sink || p->kind == PortKind::Fd)) {
+    p->obuf[p->olen++] = static_cast<uint8_t>(c);
+    if (c == '\n') p->flags &= ~kPortMidLine;
+    else p->flags |= kPortMidLine;
+    return;
+  }
   uint8_t buf[4];
   int n;
   if (c < 0x80) {
@@ -308,6 +318,17 @@ void advance(Port* p, int32_t c, int len) {
 
 // Raw: -1 at end, -2 for invalid UTF-8.
 int32_t next_raw(Port* p, const char* who) {
+  // A buffered ASCII byte: decode_at and advance's answer without their calls.
+  if (p->kind != PortKind::String && p->ipos < p->ilen && p->ibuf[p->ipos] < 0x80) {
+    int32_t b = p->ibuf[p->ipos++];
+    if (b == '\n') {
+      p->line++;
+      p->col = 1;
+    } else {
+      p->col++;
+    }
+    return b;
+  }
   int len;
   int32_t c = decode_at(p, who, &len);
   advance(p, c, len);

@@ -55,6 +55,13 @@ printf '(display "x")\n(newline)\nfoo\n' > unbound.scm
 run "$QUASI" unbound.scm
 expect_match "a bare unbound symbol at top level is located" "$ERR" '^unbound\.scm:3:1: error: unbound variable: foo$'
 
+# Columns count characters, not bytes: the reader's ASCII fast path and its UTF-8 path must agree.
+printf '(define s "\xce\xbb\xc3\xa9")\n(display "\xf0\x9f\x98\x80") (car 7)\n' > cols.scm
+run "$QUASI" cols.scm
+expect_match "column after multi-byte characters counts characters" "$ERR" \
+  '^cols\.scm:2:[0-9]+: error: car: expected a pair, got 7$'
+expect_match "the column is the 15th character" "$ERR" '^cols\.scm:2:15: '
+
 printf '(display 1)\n(car (\n' > unterminated.scm
 run "$QUASI" unterminated.scm
 expect_match "reader errors: file:line:col: error: message" "$ERR" \

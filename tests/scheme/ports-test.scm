@@ -143,6 +143,36 @@
       (let ((p (open-input-file tmp-file)))
         (call-with-port p (lambda (port) (read-char port)))
         (input-port-open? p)))
+;; read-char/write-char have a fast path for buffered ASCII bytes; the UTF-8 path must agree
+;; with it however the two interleave, and line buffers and string sinks must grow and flush.
+(define mixed-text (string #\a #\x3bb #\newline #\x1F600 #\b #\xe9 #\newline #\z))
+(test "write-char / read-char round trip, ASCII and UTF-8 interleaved" (string->list mixed-text)
+      (begin
+        (call-with-output-file tmp-file
+          (lambda (p) (for-each (lambda (c) (write-char c p)) (string->list mixed-text))))
+        (call-with-input-file tmp-file
+          (lambda (p) (let loop ((acc '()))
+                        (let ((c (read-char p)))
+                          (if (eof-object? c) (reverse acc) (loop (cons c acc)))))))))
+(test "peek-char then read-char across ASCII and UTF-8" '(#\a #\a #\x3bb #\x3bb #\newline)
+      (call-with-input-file tmp-file
+        (lambda (p) (let* ((a (peek-char p)) (b (read-char p)) (c (peek-char p)) (d (read-char p))
+                           (e (read-char p)))
+                      (list a b c d e)))))
+(test "invalid UTF-8 between ASCII bytes reads as U+FFFD" '(#\a #\xFFFD #\b)
+      (begin
+        (let ((p (open-binary-output-file tmp-file))) (write-bytevector #u8(97 255 98) p) (close-port p))
+        (call-with-input-file tmp-file
+          (lambda (p) (let* ((a (read-char p)) (b (read-char p)) (c (read-char p))) (list a b c))))))
+(test "write-char into a string port past its first buffer" 5000
+      (string-length (call-with-output-string
+                       (lambda (p) (do ((i 0 (+ i 1))) ((= i 5000)) (write-char (if (odd? i) #\x3bb #\a) p))))))
+(test "write-char of a long file: every byte arrives" 200000
+      (begin
+        (call-with-output-file tmp-file
+          (lambda (p) (do ((i 0 (+ i 1))) ((= i 200000)) (write-char (if (= 0 (modulo i 80)) #\newline #\x) p))))
+        (call-with-input-file tmp-file
+          (lambda (p) (let loop ((n 0)) (if (eof-object? (read-char p)) n (loop (+ n 1))))))))
 (test "delete-file" #f (begin (delete-file tmp-file) (file-exists? tmp-file)))
 (test-error "open missing file" file-error? (open-input-file tmp-file))
 (test-error "delete missing file" file-error? (delete-file tmp-file))
