@@ -288,6 +288,14 @@ Value arith(Op op, Value a, Value b, const char* who) {
     mpz_mul_si(z.v, z.v, y);  // only multiplication can overflow int64
     return take_z(z.v);
   }
+  if (is_flonum(a) && is_flonum(b)) {  // the flonum case below, without classifying twice
+    double x = flonum_value(a), y = flonum_value(b);
+    switch (op) {
+      case Op::Add: return make_flonum(x + y);
+      case Op::Sub: return make_flonum(x - y);
+      case Op::Mul: return make_flonum(x * y);
+    }
+  }
   NumKind ka = check_num(who, a), kb = check_num(who, b);
   if (ka == kCpx || kb == kCpx) return cpx_arith(op, a, b);
   if (ka == kFlo || kb == kFlo) {
@@ -577,7 +585,45 @@ inline Cd to_cd(Value v) {
 }
 inline Value from_cd(Cd c) { return make_rect(make_flonum(c.real()), make_flonum(c.imag())); }
 
+// The parts of a flonum, a fixnum or a complex number with flonum parts as doubles: for those,
+// every operation of cpx_arith's generic path below is a double operation (a missing imaginary
+// part is exact 0, which converts to 0.0), so computing in doubles, in the same order, gives the
+// same bits without the intermediate flonums.
+inline bool double_parts(Value v, double* re, double* im) {
+  if (is_flonum(v)) {
+    *re = flonum_value(v);
+    *im = 0.0;
+    return true;
+  }
+  if (v.is_fixnum()) {
+    *re = static_cast<double>(v.fixnum());
+    *im = 0.0;
+    return true;
+  }
+  if (kind_of(v) == kCpx && is_flonum(cpx_re(v))) {  // parts are both inexact or both exact
+    *re = flonum_value(cpx_re(v));
+    *im = flonum_value(cpx_im(v));
+    return true;
+  }
+  return false;
+}
+
 Value cpx_arith(Op op, Value a, Value b) {
+  double xr, xi, yr, yi;
+  // One operand is complex; the other may be an exact complex, whose parts stay exact: not here.
+  if (double_parts(a, &xr, &xi) && double_parts(b, &yr, &yi)) {
+    double re, im;
+    switch (op) {
+      case Op::Add: re = xr + yr; im = xi + yi; break;
+      case Op::Sub: re = xr - yr; im = xi - yi; break;
+      case Op::Mul:
+        if (kind_of(a) != kCpx) { re = xr * yr; im = xr * yi; }
+        else if (kind_of(b) != kCpx) { re = xr * yr; im = xi * yr; }
+        else { re = xr * yr - xi * yi; im = xr * yi + xi * yr; }
+        break;
+    }
+    return make_rect(make_flonum(re), make_flonum(im));
+  }
   Value ar = re_part(a), ai = im_part(a), br = re_part(b), bi = im_part(b);
   switch (op) {
     case Op::Add: return make_rect(num_add(ar, br), num_add(ai, bi));

@@ -143,4 +143,48 @@
 (test "(* 1.0 z) with an infinite part" "+inf.0+1.0i" (number->string (times-one (make-rectangular +inf.0 1.0))))
 (test "real times complex, both orders" '(2+4i 1.5+3.0i 3+6i -5+10i) (list (* 2 1+2i) (* 1.5 1+2i) (* 1+2i 3) (* 1+2i 3+4i)))
 
+;; ---- + - * on complex operands against the same operations done part by part --------------------
+;; Inexact complex arithmetic is computed in doubles (no intermediate flonums): it must give the
+;; bits the part-by-part definition gives (real times complex scales each part; a missing
+;; imaginary part is exact 0), for signed zeros, infinities and NaNs, and with exact operands.
+(define (im-of x) (if (real? x) 0 (imag-part x)))
+(define (by-parts op a b)
+  (let ((ar (real-part a)) (ai (im-of a)) (br (real-part b)) (bi (im-of b)))
+    (case op
+      ((+) (make-rectangular (+ ar br) (+ ai bi)))
+      ((-) (make-rectangular (- ar br) (- ai bi)))
+      ((*) (cond ((real? a) (make-rectangular (* a br) (* a bi)))
+                 ((real? b) (make-rectangular (* ar b) (* ai b)))
+                 (else (make-rectangular (- (* ar br) (* ai bi)) (+ (* ar bi) (* ai br)))))))))
+(define (same-number? x y)
+  (and (equal? (exact? x) (exact? y)) (string=? (number->string x) (number->string y))))
+(define part-values '(0.0 -0.0 1.5 -2.25 +inf.0 -inf.0 +nan.0 1e308 3 -7 0))
+(define complex-operands
+  (append (let loop ((ps part-values) (acc '()))
+            (if (null? ps) acc
+                (loop (cdr ps)
+                      (if (exact? (car ps)) acc
+                          (append (map (lambda (q) (make-rectangular (car ps) (exact->inexact q)))
+                                       '(0.0 -0.0 2.5 -1e-300 +inf.0 +nan.0))
+                                  acc)))))
+          (list 1+2i 1/2-3/4i 0+i)))
+(define (complex-mismatches)
+  (let ((bad '()))
+    (for-each
+     (lambda (op proc)
+       (for-each
+        (lambda (a)
+          (for-each
+           (lambda (b)
+             (unless (and (real? a) (real? b))
+               (let ((got (proc a b)) (want (by-parts op a b)))
+                 (unless (and (same-number? (real-part got) (real-part want))
+                              (same-number? (im-of got) (im-of want)))
+                   (set! bad (cons (list op a b got want) bad))))))
+           (append part-values complex-operands)))
+        (append part-values complex-operands)))
+     '(+ - *) (list + - *))
+    (if (null? bad) '() (list (length bad) 'mismatches 'first: (car bad)))))
+(test "complex + - * agree with the part-by-part definition" '() (complex-mismatches))
+
 (test-end)
