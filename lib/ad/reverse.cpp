@@ -14,6 +14,7 @@
 #include "core/error.hpp"
 #include "core/object.hpp"
 #include "core/prim.hpp"
+#include "core/procedure.hpp"
 #include "eval/environment.hpp"
 #include "eval/expander.hpp"
 #include "ir/free_vars.hpp"
@@ -143,6 +144,7 @@ class Reverse : private ExprFunctor<Atom(Node*)> {
   bool quiet() const { return !noisy_; }
 
   LambdaNode* maker(LambdaNode* src, Var** fvs, const bool* boxed, size_t nfv);
+  LambdaNode* carrying(LambdaNode* lam, const std::vector<size_t>& ks, bool returns);
 
  private:
   Vm& vm_;
@@ -217,6 +219,8 @@ class Reverse : private ExprFunctor<Atom(Node*)> {
   }
   void carry_group(LetNode* n, gc_vector<Var*>& vars, gc_vector<Node*>& codes);
   bool carry_uses_ok(Node* e, Var* w, bool tail, bool* returned);
+  bool dynamic_carry(CallNode* c, const Atom& fn, const gc_vector<Atom>& args, Atom* out);
+  Node* each_loop(CallNode* c);
   // Groups that may return a carried vector as their value: the versions a call of one takes back
   // alias that value, so they count as escaped (a write through them is refused).
   TracedMap<Var*, bool> carry_returns_;
@@ -582,19 +586,45 @@ bool only_called(Node* e, const std::vector<Var*>& names, bool in_lambda) {
 
 }  // namespace
 
+namespace {
+
+// (lambda, parameter) pairs whose carrying is being decided: a recursion assumes it can.
+using Seen = std::vector<std::pair<LambdaNode*, size_t>>;
+bool carryable_value(Environment* core, Value f, const std::vector<size_t>& ks, bool* returns, Seen& seen);
+
 // Whether the owned vector w is only read, written or measured in e, directly or by nested loops
 // that could carry it (their names only called, their procedures of one clause), or is e's value
 // in tail position of a procedure of the group (*returned: the loop may return the vector).
-bool Reverse::carry_uses_ok(Node* e, Var* w, bool tail, bool* returned) {
+bool uses_ok(Environment* core, Node* e, Var* w, bool tail, bool* returned, Seen& seen) {
   const gc_vector<Node*>* argn = nullptr;
-  Primitive* p = (e->kind == NodeKind::Call || e->kind == NodeKind::PrimCall) ? called_primitive(e, rules_.core, &argn) : nullptr;
+  Primitive* p = (e->kind == NodeKind::Call || e->kind == NodeKind::PrimCall) ? called_primitive(e, core, &argn) : nullptr;
   if (p && !argn->empty() && (*argn)[0]->kind == NodeKind::LocalRef &&
       static_cast<LocalRefNode*>((*argn)[0])->var == w &&
       (p->facts.structure == Structure::kVectorRef || p->facts.structure == Structure::kVectorLength ||
        p->facts.inline_op == InlineOp::kVectorSet)) {
     for (size_t i = 1; i < argn->size(); i++)
-      if (!carry_uses_ok((*argn)[i], w, false, returned)) return false;
+      if (!uses_ok(core, (*argn)[i], w, false, returned, seen)) return false;
     return true;
+  }
+  // passed to a procedure held by a global that carries it in turn (carryable, below): the call
+  // takes the vector's version and returns the one after it (a dynamic carry, Reverse::call_node)
+  if (!p && e->kind == NodeKind::Call && static_cast<CallNode*>(e)->fn->kind == NodeKind::GlobalRef) {
+    auto* c = static_cast<CallNode*>(e);
+    std::vector<size_t> ks;
+    for (size_t i = 0; i < c->args.size(); i++) {
+      Node* a = c->args[i];
+      if (a->kind == NodeKind::LocalRef && static_cast<LocalRefNode*>(a)->var == w) ks.push_back(i);
+      else if (!uses_ok(core, a, w, false, returned, seen)) return false;
+    }
+    if (!ks.empty()) {
+      if (ks.size() > 1) return false;  // passed twice: two names in the callee
+      bool ret = false;
+      if (!carryable_value(core, static_cast<GlobalRefNode*>(c->fn)->cell.as<GlobalCell>()->value, ks, &ret, seen))
+        return false;
+      if (ret && !tail) return false;  // the call's value may be the vector
+      if (ret) *returned = true;
+      return true;
+    }
   }
   Var* g = nullptr;
   LetNode* loop = e->kind == NodeKind::Letrec ? static_cast<LetNode*>(e) : loop_call(e, &g);
@@ -603,12 +633,12 @@ bool Reverse::carry_uses_ok(Node* e, Var* w, bool tail, bool* returned) {
     for (Node* i : loop->inits) {
       if (!single_clause(i)) return false;
       Node* body = static_cast<LambdaNode*>(i)->clauses[0]->body;
-      if (!only_called(body, names, false) || !carry_uses_ok(body, w, false, returned)) return false;
+      if (!only_called(body, names, false) || !uses_ok(core, body, w, false, returned, seen)) return false;
     }
     if (e->kind == NodeKind::Letrec)
-      return only_called(loop->body, names, false) && carry_uses_ok(loop->body, w, tail, returned);
+      return only_called(loop->body, names, false) && uses_ok(core, loop->body, w, tail, returned, seen);
     for (Node* a : static_cast<CallNode*>(e)->args)
-      if (!carry_uses_ok(a, w, false, returned)) return false;
+      if (!uses_ok(core, a, w, false, returned, seen)) return false;
     return true;
   }
   switch (e->kind) {
@@ -625,27 +655,67 @@ bool Reverse::carry_uses_ok(Node* e, Var* w, bool tail, bool* returned) {
     }
     case NodeKind::If: {
       auto* i = static_cast<IfNode*>(e);
-      return carry_uses_ok(i->test, w, false, returned) && carry_uses_ok(i->then, w, tail, returned) &&
-             carry_uses_ok(i->otherwise, w, tail, returned);
+      return uses_ok(core, i->test, w, false, returned, seen) && uses_ok(core, i->then, w, tail, returned, seen) &&
+             uses_ok(core, i->otherwise, w, tail, returned, seen);
     }
     case NodeKind::Let: {
       auto* l = static_cast<LetNode*>(e);
       for (Node* i : l->inits)
-        if (!carry_uses_ok(i, w, false, returned)) return false;
-      return carry_uses_ok(l->body, w, tail, returned);
+        if (!uses_ok(core, i, w, false, returned, seen)) return false;
+      return uses_ok(core, l->body, w, tail, returned, seen);
     }
     case NodeKind::Seq: {
       auto* q = static_cast<SeqNode*>(e);
       for (size_t k = 0; k < q->exprs.size(); k++)
-        if (!carry_uses_ok(q->exprs[k], w, tail && k + 1 == q->exprs.size(), returned)) return false;
+        if (!uses_ok(core, q->exprs[k], w, tail && k + 1 == q->exprs.size(), returned, seen)) return false;
       return true;
     }
     default: {
       bool ok = true;
-      for_each_child_slot(e, [&](Node*& ch) { ok = ok && carry_uses_ok(ch, w, false, returned); });
+      for_each_child_slot(e, [&](Node*& ch) { ok = ok && uses_ok(core, ch, w, false, returned, seen); });
       return ok;
     }
   }
+}
+
+// Whether the closure f can take its arguments ks as vectors it owns (carrying_source): one clause,
+// those parameters never assigned, only read, written or measured (also by loops in it, or by
+// procedures it passes them to that can in turn), or returned in tail position (*returns). Its
+// free slots hold no box and its code refers to no variable beyond them (a letrec self).
+bool carryable_value(Environment* core, Value f, const std::vector<size_t>& ks, bool* returns, Seen& seen) {
+  if (!is_closure(f)) return false;
+  Proto* p = f.as<Closure>()->proto;
+  LambdaNode* lam = p->source;
+  if (!lam || lam->clauses.size() != 1 || p->next_clause || (p->ncaptures > 0 && !p->free_vars)) return false;
+  LambdaClause* cl = lam->clauses[0];
+  for (int32_t i = 0; i < p->ncaptures; i++)
+    if ((p->free_boxed && p->free_boxed[i]) || p->free_vars[i]->assigned) return false;
+  FreeVariables scan;
+  scan.run(lam);
+  if (scan.truncated()) return false;
+  for (Var* v : scan.lambdas[lam].free) {
+    bool slot = false;
+    for (int32_t i = 0; i < p->ncaptures; i++) slot = slot || p->free_vars[i] == v;
+    if (!slot) return false;
+  }
+  for (size_t k : ks) {
+    if (k >= cl->params.size() || cl->params[k]->assigned) return false;
+    bool visiting = false;
+    for (auto& [l, j] : seen) visiting = visiting || (l == lam && j == k);
+    if (visiting) continue;
+    seen.emplace_back(lam, k);
+    bool ok = uses_ok(core, cl->body, cl->params[k], true, returns, seen);
+    seen.pop_back();
+    if (!ok) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool Reverse::carry_uses_ok(Node* e, Var* w, bool tail, bool* returned) {
+  Seen seen;
+  return uses_ok(rules_.core, e, w, tail, returned, seen);
 }
 
 // The group's code with the vectors carried (vs: the variables bound to them in one procedure):
@@ -762,6 +832,27 @@ void Reverse::carry_group(LetNode* n, gc_vector<Var*>& vars, gc_vector<Node*>& c
   }
 }
 
+// f's source with its parameters ks owned (carryable_value): (let ((w (%ad-own p)) ...) body),
+// returning (vector value w ...) from each tail position, as a loop that carries them.
+LambdaNode* Reverse::carrying(LambdaNode* lam, const std::vector<size_t>& ks, bool returns) {
+  auto* copy = static_cast<LambdaNode*>(copy_with_fresh_vars(lam));
+  if (!copy) refuse("the code is nested too deeply");
+  LambdaClause* cl = copy->clauses[0];
+  LetNode* let = gc_new<LetNode>(NodeKind::Let, SrcLoc{});
+  gc_vector<Var*> vs;
+  for (size_t k : ks) {
+    Var* w = cl->params[k];
+    Var* p = make_var(w->name);
+    cl->params[k] = p;
+    let->vars.push_back(w);
+    let->inits.push_back(gcall("%ad-own", {ref(p)}));
+    vs.push_back(w);
+  }
+  let->body = carry_rewrite(cl->body, true, std::vector<Var*>{}, vs, returns);
+  cl->body = let;
+  return copy;
+}
+
 Atom Reverse::call_node(Node* n) {
   const gc_vector<Node*>* argn = nullptr;
   Primitive* p = called_primitive(n, rules_.core, &argn);
@@ -814,11 +905,124 @@ Atom Reverse::call_node(Node* n) {
       return carry_call(c->fn, c->args, carried, carry_returns_.count(static_cast<LocalRefNode*>(c->fn)->var) > 0);
     }
   }
+  if (Node* loop = each_loop(c)) return expr(loop, tail_);
   bool self = c->fn->kind == NodeKind::LocalRef && static_cast<LocalRefNode*>(c->fn)->var == self_src_ && jself_;
   Atom fn = self ? Atom{} : expr(c->fn);
   gc_vector<Atom> args;
   for (Node* a : c->args) args.push_back(expr(a));
+  Atom carried;
+  if (!self && dynamic_carry(c, fn, args, &carried)) return carried;
   return call_step(self ? nullptr : c->fn, fn, args);
+}
+
+// A procedure held by a global, given vectors this code owns (a helper such as (define (fill! v i
+// x) (vector-set! v i x)), called from straight-line code or a loop): when it can carry them
+// (carryable_value: it only reads, writes or measures them, or passes them on to procedures that
+// can), it is called in its carrying form (%ad-carrying f spec), which owns those parameters and
+// returns (vector value version ...), as a loop that carries them does; the versions it returns
+// are the vectors' versions from here on. %ad-carrying checks again at run time (the global may
+// hold another procedure by then) and refuses one that cannot. Otherwise the vectors escape
+// (note_escape), as before.
+bool Reverse::dynamic_carry(CallNode* c, const Atom& fn, const gc_vector<Atom>& args, Atom* out) {
+  if (c->fn->kind != NodeKind::GlobalRef || made_vectors_.empty()) return false;
+  std::vector<size_t> ks;
+  for (size_t i = 0; i < args.size(); i++) {
+    if (!owned(args[i].v)) continue;
+    for (size_t j = 0; j < args.size(); j++)
+      if (j != i && args[j].v == args[i].v) return false;  // two names for one vector in the callee
+    ks.push_back(i);
+  }
+  if (ks.empty() || ks.back() >= kCarryAliased) return false;
+  bool ret = false;
+  Seen seen;
+  Value f = static_cast<GlobalRefNode*>(c->fn)->cell.as<GlobalCell>()->value;
+  if (!carryable_value(rules_.core, f, ks, &ret, seen)) return false;
+  int64_t spec = ret ? int64_t(1) << kCarryAliased : 0;
+  for (size_t k : ks) spec |= int64_t(1) << k;
+  Atom fc = prim_call(prim("%ad-carrying"), gc_vector<Atom>{fn, Atom{nullptr, make_fixnum(spec)}});
+  Atom t = call_step(c->fn, fc, args);
+  for (size_t j = 0; j < ks.size(); j++) {
+    Atom x = prim_call(prim("vector-ref"), gc_vector<Atom>{t, Atom{nullptr, make_fixnum(int64_t(j + 1))}});
+    Atom v = own(x);
+    if (ret) escaped_vectors_[v.v] = true;  // the call's value may be this vector
+    rebind(args[ks[j]].v, v.v);
+  }
+  *out = prim_call(prim("vector-ref"), gc_vector<Atom>{t, Atom{nullptr, make_fixnum(0)}});
+  return true;
+}
+
+// (for-each (lambda (x) body) l) and (vector-for-each (lambda (x) body) v) of the built-ins, when
+// body refers to a vector this code owns: the same iteration as a named let of this code, which
+// carries the vector (carry_group) where the lambda would capture it. The checks and the value
+// are for-each's (scheme/prelude/10-lists.scm, 20-sequences.scm).
+Node* Reverse::each_loop(CallNode* c) {
+  if (made_vectors_.empty() || c->fn->kind != NodeKind::GlobalRef || c->args.size() != 2) return nullptr;
+  Value cell = static_cast<GlobalRefNode*>(c->fn)->cell;
+  bool list = cell == core_cell("for-each");
+  if (!list && cell != core_cell("vector-for-each")) return nullptr;
+  if (c->args[0]->kind != NodeKind::Lambda || !single_clause(c->args[0])) return nullptr;
+  auto* lam = static_cast<LambdaNode*>(c->args[0]);
+  LambdaClause* cl = lam->clauses[0];
+  if (cl->params.size() != 1 || cl->params[0]->assigned) return nullptr;
+  bool refers = false;
+  for_each_node(cl->body, [&](Node* m) {
+    if (m->kind != NodeKind::LocalRef) return;
+    auto it = env_.find(static_cast<LocalRefNode*>(m)->var);
+    if (it != env_.end() && owned(it->second)) refers = true;
+  });
+  if (!refers) return nullptr;
+  Var* seq = make_var(intern(list ? "l" : "v"));
+  Var* each = make_var(intern(list ? "for-each" : "vector-for-each"));
+  Var* p = make_var(intern(list ? "p" : "i"));
+  Var* n = make_var(intern("n"));
+  Node* unspec = cst(kUnspecified);
+  auto let1 = [](Var* v, Node* init, Node* body) {
+    LetNode* l = gc_new<LetNode>(NodeKind::Let, SrcLoc{});
+    l->vars.push_back(v);
+    l->inits.push_back(init);
+    l->body = body;
+    return l;
+  };
+  auto seq2 = [](Node* a, Node* b) {
+    SeqNode* q = gc_new<SeqNode>(SrcLoc{});
+    q->exprs.push_back(a);
+    q->exprs.push_back(b);
+    return q;
+  };
+  Node* elem = list ? gcall("car", {ref(p)}) : gcall("vector-ref", {ref(seq), ref(p)});
+  Node* step = seq2(let1(cl->params[0], elem, cl->body),
+                    call(ref(each), gc_vector<Node*>{list ? gcall("cdr", {ref(p)}) : gcall("+", {ref(p), cst(make_fixnum(1))})}));
+  Node* loop_body =
+      list ? gc_new<IfNode>(gcall("pair?", {ref(p)}), step,
+                            gc_new<IfNode>(gcall("null?", {ref(p)}), unspec,
+                                           gcall("%bad-list", {cst(make_string_utf8("for-each")), ref(seq)}), c->loc),
+                            c->loc)
+           : gc_new<IfNode>(gcall("<", {ref(p), ref(n)}), step, unspec, c->loc);
+  LambdaNode* el = gc_new<LambdaNode>(each->name, c->loc);
+  LambdaClause* ec = gc_new<LambdaClause>();
+  ec->params.push_back(p);
+  ec->body = loop_body;
+  el->clauses.push_back(ec);
+  LetNode* rec = gc_new<LetNode>(NodeKind::Letrec, c->loc);
+  rec->vars.push_back(each);
+  rec->inits.push_back(el);
+  rec->body = call(ref(each), gc_vector<Node*>{list ? ref(seq) : cst(make_fixnum(0))});
+  Node* body = rec;
+  if (!list) {
+    body = let1(n, gcall("vector-length", {ref(seq)}), body);
+    // a vector this code made needs no check (and vector? would count as its escape)
+    bool made = false;
+    if (c->args[1]->kind == NodeKind::LocalRef) {
+      auto it = env_.find(static_cast<LocalRefNode*>(c->args[1])->var);
+      made = it != env_.end() && made_vectors_.count(it->second);
+    }
+    if (!made)
+      body = seq2(gc_new<IfNode>(gcall("vector?", {ref(seq)}), unspec,
+                                 gcall("error", {cst(make_string_utf8("vector-for-each: expected a vector, got")), ref(seq)}),
+                                 c->loc),
+                  body);
+  }
+  return let1(seq, c->args[1], body);
 }
 
 // A call of a procedure (fn_node null: this procedure's call of itself) on atoms.
@@ -1574,6 +1778,16 @@ class InlineHelpers : public ExprMutator {
 };
 
 }  // namespace
+
+bool carryable(RuleCache& rules, Value f, const std::vector<size_t>& ks, bool* returns) {
+  Seen seen;
+  return carryable_value(rules.core, f, ks, returns, seen);
+}
+
+LambdaNode* carrying_source(Vm& vm, RuleCache& rules, LambdaNode* src, const std::vector<size_t>& ks, bool returns) {
+  Reverse r(vm, rules, src->name, false);
+  return r.carrying(src, ks, returns);
+}
 
 LambdaNode* make_reverse_maker(Vm& vm, RuleCache& rules, LambdaNode* src, Var** fvs, const bool* boxed,
                                size_t nfv, Value name, bool* quiet) {

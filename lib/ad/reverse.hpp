@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstddef>
+#include <vector>
 
 #include "ir/ir.hpp"
 
@@ -32,5 +33,17 @@ LambdaNode* make_reverse_maker(Vm& vm, RuleCache& rules, LambdaNode* src, Var** 
 
 // Expanded derivative-rule expressions, per text: (lambda (a b r d) expr).
 RuleCache* make_rule_cache(Environment* core);
+
+// Vectors passed to a procedure (lib/ad/README.md, "vector-set! on a vector the code makes"):
+// whether the closure f can take its arguments ks as vectors it owns — one clause, those
+// parameters only read, written or measured (also by loops in it and by procedures it passes them
+// to that can in turn), or returned in tail position (*returns); no boxed free slot.
+bool carryable(RuleCache& rules, Value f, const std::vector<size_t>& ks, bool* returns);
+// That form of f's source: (let ((w (%ad-own p)) ...) body) returning (vector value w ...) from
+// each tail position. Same free variables, in the same order, as src.
+LambdaNode* carrying_source(Vm& vm, RuleCache& rules, LambdaNode* src, const std::vector<size_t>& ks, bool returns);
+// (%ad-carrying f spec): bit k of spec for each carried argument k < kCarryAliased, and bit
+// kCarryAliased when the caller takes the call's value as a possible alias of the vectors.
+constexpr int kCarryAliased = 30;
 
 }  // namespace quasi::ad

@@ -41,12 +41,19 @@ struct AdState {
   // The lambdas of the J's of quiet procedures (make_reverse_maker): %ad-j-quiet?. A property of
   // the code, so it survives a redefinition; a J whose lambda was forgotten is only not quiet.
   TracedMap<LambdaNode*, bool> quiet_js;
+  // %ad-carrying: per code object, the compiled makers of its carrying forms, a list of
+  // (spec . (lambda (fv ...) carrying-lambda)); and the last carrying closure made per closure
+  // (direct-mapped, like the J's: a loop calls the same helper at every step).
+  TracedMap<Proto*, Value> carrying_makers;
   // The last J made for each of a few closures (direct-mapped by address): a loop calling the same
   // closure at each step asks for its J at each step (particle's potential gradient), and J(f)
   // depends only on f (its free values are f's; a closure's slots never change).
   static constexpr size_t kJCache = 64;
   Value jcache_f[kJCache] = {};
   Value jcache_j[kJCache] = {};
+  Value carry_f[kJCache] = {};  // %ad-carrying's last closure per f (above)
+  Value carry_spec[kJCache] = {};
+  Value carry_c[kJCache] = {};
   uint64_t redirections = 0;  // code_redirections when the caches above were last valid
   Value cell_tag = kFalse;  // slot 0 of every cell (%ad-cell)
   int64_t pending = 0;      // cells holding a nonzero adjoint (see %ad-adjoints-pending?)
@@ -105,7 +112,9 @@ void check_redirections(AdState& st) {
   st.makers.clear();
   st.maker_ir.clear();
   st.lambda_makers.clear();  // (layouts stay: they describe J code objects, which do not change)
-  for (size_t i = 0; i < AdState::kJCache; i++) st.jcache_f[i] = st.jcache_j[i] = Value{};
+  st.carrying_makers.clear();
+  for (size_t i = 0; i < AdState::kJCache; i++)
+    st.jcache_f[i] = st.jcache_j[i] = st.carry_f[i] = st.carry_spec[i] = st.carry_c[i] = Value{};
 }
 
 QUASI_PRIM(p_ad_j) {
@@ -177,6 +186,56 @@ QUASI_PRIM(p_ad_jprim_n) {
   if (st.prim_js.size() >= kMaxCachedTransforms) st.prim_js.clear();
   st.prim_js[key] = j;
   return j;
+}
+
+// (%ad-carrying f spec): f's carrying form (ad/reverse.hpp, carrying_source) for the arguments
+// spec names: a closure of the same free values in the same layout (so its cotangent is f's),
+// whose code owns those vectors and returns (vector value version ...). Refused when f cannot
+// carry them (it may keep or pass on the vector, or return it where the caller does not expect
+// it): the caller decided to carry when the transformation saw another procedure in the global.
+QUASI_PRIM(p_ad_carrying) {
+  AdState& st = state_of(self);
+  check_redirections(st);
+  Value f = argv[0];
+  int64_t spec = check_fixnum("%ad-carrying", argv[1]);
+  size_t slot = (f.bits >> 4) % AdState::kJCache;
+  if (st.carry_f[slot] == f && st.carry_spec[slot] == argv[1]) return st.carry_c[slot];
+  std::vector<size_t> ks;
+  for (int k = 0; k < ad::kCarryAliased; k++)
+    if (spec & (int64_t(1) << k)) ks.push_back(size_t(k));
+  bool aliased = spec & (int64_t(1) << ad::kCarryAliased);
+  bool returns = false;
+  if (ks.empty() || !ad::carryable(*st.rules, f, ks, &returns) || (returns && !aliased))
+    throw_error("grad", "cannot differentiate through vector-set! of a vector passed to a procedure that may keep it",
+                list({f}));
+  Proto* p = f.as<Closure>()->proto;
+  Value wrapper = kFalse;
+  auto it = st.carrying_makers.find(p);
+  Value known = it == st.carrying_makers.end() ? kNil : it->second;
+  for (Value l = known; is_pair(l); l = cdr(l))
+    if (car(car(l)) == argv[1]) wrapper = cdr(car(l));
+  if (wrapper == kFalse) {
+    // (lambda (fv ...) carrying): the carrying lambda closed over f's free variables, in order
+    LambdaNode* carrying = ad::carrying_source(vm, *st.rules, p->source, ks, returns);
+    LambdaNode* w = gc_new<LambdaNode>(p->name, SrcLoc{});
+    LambdaClause* wc = gc_new<LambdaClause>();
+    for (int32_t i = 0; i < p->ncaptures; i++) wc->params.push_back(p->free_vars[i]);
+    wc->body = carrying;
+    w->clauses.push_back(wc);
+    wrapper = compile_lambda(vm, w);
+    if (st.carrying_makers.size() >= kMaxCachedTransforms) st.carrying_makers.clear();
+    st.carrying_makers[p] = cons(cons(argv[1], wrapper), known);
+  }
+  Closure* c = f.as<Closure>();
+  Value r = vm.apply(wrapper, p->ncaptures, c->free());
+  Proto* rp = is_closure(r) ? r.as<Closure>()->proto : nullptr;
+  bool same = rp && rp->ncaptures == p->ncaptures;
+  for (int32_t i = 0; same && i < p->ncaptures; i++) same = rp->free_vars[i] == p->free_vars[i];
+  if (!same) throw_error("grad", "internal error: the carrying form of a procedure has another layout", list({f}));
+  st.carry_f[slot] = f;
+  st.carry_spec[slot] = argv[1];
+  st.carry_c[slot] = r;
+  return r;
 }
 
 // (%ad-j-layout j): #(n s ...) for a J made by %ad-j from a closure with n free values: per free
@@ -280,6 +339,8 @@ QUASI_PRIM(p_ad_arity) {
 // Nested derivatives differentiate code that calls %ad-j: the cotangent of J(f) is sent to f.
 constexpr DerivativeRule kDNone{DerivativeRule::Kind::kZero, false, {}, {}};
 constexpr DerivativeRule kDJ{DerivativeRule::Kind::kLinear, false, {"(%ad-j-adjoint r d)"}, {}};
+// the carrying form's cotangent is f's (the same free values in the same layout)
+constexpr DerivativeRule kDCarrying{DerivativeRule::Kind::kLinear, false, {}, {"d", nullptr}};
 
 using CellOp = DerivativeRule::CellOp;
 constexpr DerivativeRule kDCellMake{DerivativeRule::Kind::kLinear, false, {"(%ad-cell-take! (%ad-cell-adj r))"}, {},
@@ -310,6 +371,8 @@ const PrimDef kAdPrims[] = {
     {"%ad-arity", p_ad_arity, 1, 1, kPureFold, kFacts.differentiable(&kDNone)},
     {"%ad-j-layout", p_ad_j_layout, 1, 1, kEffect, kFacts.differentiable(&kDNone)},
     {"%ad-j-quiet?", p_ad_j_quiet, 1, 1, kPureFold, kFacts.differentiable(&kDNone)},
+    // foldable like %ad-j: its result depends only on f and spec (a fresh closure, not eq? to another)
+    {"%ad-carrying", p_ad_carrying, 2, 2, kPureFoldRaise, kFacts.differentiable(&kDCarrying)},
     {"%ad-jprim-n", p_ad_jprim_n, 2, 2, kEffect, kFacts.differentiable(&kDNone)},
 };
 

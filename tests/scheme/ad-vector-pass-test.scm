@@ -1,0 +1,112 @@
+;;; ad-vector-pass-test.scm — a vector the differentiated code makes, written by a procedure it
+;;; passes the vector to (a helper held by a global, from straight-line code or a loop) or by the
+;;; lambda of a for-each / vector-for-each (lib/ad/README.md, "vector-set! on a vector the code
+;;; makes"): each gradient against the same program written without mutation, and finite
+;;; differences; what cannot be carried is refused, naming the procedure.
+(include "harness.scm")
+(include "ad-harness.scm")
+
+(define xs '(0.3 1.0 -1.7 2.5))
+;; f and its mutation-free twin g: the same values, the same gradients, finite differences
+(define (same name f g)
+  (for-each (lambda (x)
+              (test-assert (string-append name ": value") (close? (g x) (f x)))
+              (test-assert (string-append name ": gradient = mutation-free") (close? ((grad g) x) ((grad f) x)))
+              (test-assert (string-append name ": finite differences") (close? (fd f x) ((grad f) x))))
+            xs))
+
+(define (fill! v i x) (vector-set! v i x))
+(define (scale! v i c) (vector-set! v i (* c (vector-ref v i))))
+(define (fill2! v i x) (fill! v i (* 2 x)))
+(define (fill-all! v x) (do ((i 0 (+ i 1))) ((= i (vector-length v))) (vector-set! v i (* x (+ i 1)))))
+(define (fill-rec! v i x) (if (< i (vector-length v)) (begin (vector-set! v i (* x i)) (fill-rec! v (+ i 1) x))))
+(define (fill-ret! v i x) (vector-set! v i x) v)
+(define (total v) (let loop ((i 0) (s 0.0)) (if (= i (vector-length v)) s (loop (+ i 1) (+ s (vector-ref v i))))))
+
+;; straight-line: a helper writes, the caller reads
+(define (a1 x) (let ((v (make-vector 2 1.0))) (fill! v 0 (* x x)) (+ (vector-ref v 0) (* x (vector-ref v 1)))))
+(same "helper writes" a1 (lambda (x) (+ (* x x) x)))
+;; the helper reads what it overwrites; the caller writes after it
+(define (a2 x)
+  (let ((v (vector x 2.0)))
+    (scale! v 0 (sin x))
+    (vector-set! v 1 (* 3.0 (vector-ref v 0)))
+    (+ (vector-ref v 0) (vector-ref v 1))))
+(same "helper reads and writes, caller writes after" a2 (lambda (x) (* 4.0 (sin x) x)))
+;; the issue's case: a named helper called from a do loop
+(define (a3 x)
+  (let ((v (make-vector 3 0.0)))
+    (do ((i 0 (+ i 1))) ((= i 3)) (fill! v i (* x i)))
+    (+ (vector-ref v 2) (* (vector-ref v 1) (vector-ref v 2)))))
+(same "helper from a loop" a3 (lambda (x) (+ (* 2 x) (* x 2 x))))
+;; a helper that passes the vector on to another helper
+(define (a4 x) (let ((v (make-vector 2 0.0))) (fill2! v 1 (exp x)) (* x (vector-ref v 1))))
+(same "helper of a helper" a4 (lambda (x) (* x 2 (exp x))))
+;; a helper with a loop of its own, then a reader helper
+(define (a5 x) (let ((v (make-vector 3 0.0))) (fill-all! v (* x x)) (* (total v) (vector-ref v 2))))
+(same "helper with a loop" a5 (lambda (x) (let ((y (* x x))) (* (+ y (* 2 y) (* 3 y)) (* 3 y)))))
+;; a helper recursing through its global name
+(define (a6 x) (let ((v (make-vector 4 1.0))) (fill-rec! v 1 (sin x)) (* (vector-ref v 0) (vector-ref v 3) (vector-ref v 2))))
+(same "recursive helper" a6 (lambda (x) (* 3 (sin x) 2 (sin x))))
+;; a helper returning the vector: read through the value and through the name
+(define (a7 x) (let ((v (make-vector 2 1.0))) (+ (vector-ref (fill-ret! v 0 (* x x)) 0) (vector-ref v 0) (vector-ref v 1))))
+(same "helper returns the vector" a7 (lambda (x) (+ (* 2 x x) 1.0)))
+;; a loop calling two helpers on one vector, with a run-time length
+(define (a8 x)
+  (let* ((n (if (> x 0.0) 4 3)) (v (make-vector n 0.5)))
+    (do ((i 0 (+ i 1))) ((= i n)) (fill! v i (* x i)) (scale! v i x))
+    (total v)))
+(same "two helpers in a loop" a8
+      (lambda (x) (let ((n (if (> x 0.0) 4 3))) (let loop ((i 0) (s 0.0)) (if (= i n) s (loop (+ i 1) (+ s (* x x i))))))))
+
+;; vector-for-each and for-each with a lambda writing the vector
+(define (b1 x)
+  (let ((v (make-vector 3 0.0)))
+    (vector-for-each (lambda (i) (vector-set! v i (* x i))) (vector 0 1 2))
+    (* (vector-ref v 2) (vector-ref v 1))))
+(same "vector-for-each writes" b1 (lambda (x) (* 2 x x)))
+(define (b2 x)
+  (let ((v (make-vector 3 1.0)))
+    (for-each (lambda (i) (vector-set! v i (* x (vector-ref v i) (+ i 1)))) '(0 1 2 1))
+    (+ (vector-ref v 1) (vector-ref v 2))))
+(same "for-each reads and writes" b2 (lambda (x) (+ (* x x 4) (* 3 x))))
+;; the vector iterated over is the one written
+(define (b3 x)
+  (let ((v (vector x 1.0 2.0)))
+    (vector-for-each (lambda (e) (vector-set! v 1 (* e (vector-ref v 1)))) v)
+    (vector-ref v 1)))
+(same "vector-for-each over the vector it writes" b3 (lambda (x) (* x x 2.0)))
+;; for-each's lambda calling a helper, and set! of the caller's variable beside the write
+(define (b4 x)
+  (let ((v (make-vector 2 0.0)) (s 0.0))
+    (for-each (lambda (i) (fill! v i (* x (+ i 1))) (set! s (+ s (vector-ref v i)))) '(0 1))
+    (* s (vector-ref v 1))))
+(same "for-each: a helper and set!" b4 (lambda (x) (* 3 x 2 x)))
+
+;; nested derivatives, vjp twice, specialize
+(define (a3-pure x) (+ (* 2 x) (* x 2 x)))
+(test-assert "helper from a loop: second derivative" (close? (fd (grad a3-pure) 1.5) ((derivative (grad a3)) 1.5)))
+(test-assert "helper from a loop: hessian"
+  (close? 4.0 (vector-ref (vector-ref ((hessian (lambda (v) (a3 (vector-ref v 0)))) (vector 1.5)) 0) 0)))
+(test "helper from a loop: specialized" ((grad a3) 1.5) ((specialize (grad a3)) 1.5))
+(test "vector-for-each: specialized" ((grad b1) 1.5) ((specialize (grad b1)) 1.5))
+(call-with-values (lambda () ((vjp a1) 2.0))
+  (lambda (y pb) (test "vjp twice" (pb 1.0) (pb 1.0))))
+
+;; refused: a helper that keeps the vector, then a write
+(define (keep! v) (cons v '()))  ; the vector in a pair the caller could keep
+(define (r1 x) (let ((v (make-vector 1 0.0))) (keep! v) (fill! v 0 (* x x)) (vector-ref v 0)))
+(test-error-message "kept by a helper, then written" "vector-set!" ((grad r1) 2.0))
+(define (r2 x)
+  (let ((v (make-vector 2 0.0)))
+    (for-each (lambda (i) (keep! v) (vector-set! v i (* x i))) '(0 1))
+    (vector-ref v 1)))
+(test-error-message "for-each's lambda keeps it" "vector-set!" ((grad r2) 2.0))
+;; the helper's global holds a procedure that keeps the vector by the time the gradient runs
+(define (put! v i x) (vector-set! v i x))
+(define (r3 x) (let ((v (make-vector 1 0.0))) (put! v 0 (* x x)) (vector-ref v 0)))
+(test "a helper: 2x" 4.0 ((grad r3) 2.0))
+(define (put! v i x) (keep! v) (vector-set! v i x))
+(test-error-message "the helper changed to one that keeps it" "put!" ((grad r3) 2.0))
+
+(test-end)
