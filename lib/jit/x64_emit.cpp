@@ -91,6 +91,7 @@ constexpr int32_t kVmLowFrame = int32_t(offsetof(VmImpl, low_frame));
 constexpr int32_t kVmFp = int32_t(offsetof(VmImpl, fp));
 constexpr int32_t kVmTop = int32_t(offsetof(VmImpl, top));
 constexpr int32_t kVmHighWater = int32_t(offsetof(VmImpl, high_water));
+constexpr int32_t kVmStackBound = int32_t(offsetof(VmImpl, stack_bound));
 constexpr int32_t kVmCurProto = int32_t(offsetof(VmImpl, cur_proto));
 constexpr int32_t kVmPoll = int32_t(offsetof(VmImpl, poll_countdown));
 constexpr int32_t kVmBarrierValue = int32_t(offsetof(VmImpl, barrier_value));
@@ -588,15 +589,30 @@ class Emitter {
   }
 
   // r9 = the new top + 1: to the interpreter unless it is under the stack's soft limit; raises
-  // the high-water mark the collector scans to.
+  // the high-water mark the collector scans to. In line only one compare with VmImpl::stack_bound
+  // (at or below both); above it, out of line: the soft limit, the mark, and the bound made the
+  // smaller of the two again. Clobbers r11 there.
   void check_stack_room(const Label& exit) {
-    a_.cmp(r9, qword_ptr(rbx, kVmStackSoftLimit));
-    a_.jg(exit);
-    Label below = a_.newLabel();
-    a_.cmp(r9, qword_ptr(rbx, kVmHighWater));
-    a_.jle(below);
-    a_.mov(qword_ptr(rbx, kVmHighWater), r9);
-    a_.bind(below);
+    Label back = a_.newLabel();
+    Label slow = slow_path([this, exit, back] {
+      a_.cmp(r9, qword_ptr(rbx, kVmStackSoftLimit));
+      a_.jg(exit);
+      Label below = a_.newLabel(), bound = a_.newLabel();
+      a_.cmp(r9, qword_ptr(rbx, kVmHighWater));
+      a_.jle(below);
+      a_.mov(qword_ptr(rbx, kVmHighWater), r9);
+      a_.bind(below);
+      a_.mov(r11, qword_ptr(rbx, kVmHighWater));
+      a_.cmp(r11, qword_ptr(rbx, kVmStackSoftLimit));
+      a_.jle(bound);
+      a_.mov(r11, qword_ptr(rbx, kVmStackSoftLimit));
+      a_.bind(bound);
+      a_.mov(qword_ptr(rbx, kVmStackBound), r11);
+      a_.jmp(back);
+    });
+    a_.cmp(r9, qword_ptr(rbx, kVmStackBound));
+    a_.jg(slow);
+    a_.bind(back);
   }
 
   // eax = kTrue when the condition holds, else kFalse (kFalse = 6, kTrue = 14).
@@ -1591,12 +1607,12 @@ class Emitter {
     } else {
       check_closure_of(rax, q, general);
     }
-    a_.mov(rdx, qword_ptr(rcx, kProtoJit));
     if (q == p_) {
-      a_.mov(rcx, imm(reinterpret_cast<uint64_t>(self_)));
-      a_.cmp(rdx, rcx);
+      a_.mov(rdx, imm(reinterpret_cast<uint64_t>(self_)));
+      a_.cmp(qword_ptr(rcx, kProtoJit), rdx);
       a_.jne(general);
     } else {
+      a_.mov(rdx, qword_ptr(rcx, kProtoJit));
       a_.test(rdx, rdx);
       a_.jz(general);
     }
@@ -1723,7 +1739,8 @@ class Emitter {
 
   // With rdi = this frame's fp and r9 = the callee's top + 1: checks the VM's frame and stack
   // limits (to the interpreter, which raises the Scheme error) and pushes the return frame
-  // Frame{pc + 1, fp, fp + nregs, a, this Proto}; leaves r10 = the frame's address. The VM's
+  // Frame{pc + 1, fp, -, a, this Proto} (top is implied: Frame::resume_top); leaves r10 = the
+  // frame's address. The VM's
   // fp, top and cur_proto are not written: the callee's code implies its own (sync_vm_state).
   void push_call_frame(const Step& s, const Label& exit) {
     a_.cmp(r13, qword_ptr(rbx, kVmFramesSoftLimit));
@@ -1735,8 +1752,6 @@ class Emitter {
     a_.mov(r11, imm(reinterpret_cast<uint64_t>(p_->code + s.index + 1)));
     a_.mov(qword_ptr(r10, kFramePc), r11);
     a_.mov(qword_ptr(r10, kFrameFp), rdi);
-    a_.lea(r11, ptr(rdi, int32_t(p_->nregs)));
-    a_.mov(qword_ptr(r10, kFrameTop), r11);
     a_.mov(qword_ptr(r10, kFrameDst), int32_t(s.a));
     a_.mov(r11, imm(reinterpret_cast<uint64_t>(p_)));
     a_.mov(qword_ptr(r10, kFrameProto), r11);
@@ -2080,11 +2095,20 @@ class Emitter {
     a_.mov(r9, r13);  // the popped frame's index, for lower_shared_mark
     a_.mov(rdx, qword_ptr(rcx, kFrameFp));
     a_.mov(qword_ptr(rbx, kVmFp), rdx);
-    a_.mov(rsi, qword_ptr(rcx, kFrameTop));
-    a_.mov(qword_ptr(rbx, kVmTop), rsi);
     a_.mov(rsi, qword_ptr(rcx, kFrameProto));
     a_.mov(qword_ptr(rbx, kVmCurProto), rsi);
+    // Frame::resume_top: a procedure's caller goes on with its top at fp + nregs.
+    Label top_set = a_.newLabel();
+    a_.mov(r8, qword_ptr(rcx, kFrameTop));
     a_.mov(rdi, qword_ptr(rcx, kFramePc));
+    a_.test(rdi, rdi);
+    a_.jz(top_set);
+    a_.test(rsi, rsi);
+    a_.jz(top_set);
+    a_.movsxd(r8, dword_ptr(rsi, kProtoNregs));
+    a_.add(r8, rdx);
+    a_.bind(top_set);
+    a_.mov(qword_ptr(rbx, kVmTop), r8);
     a_.test(rdi, rdi);
     a_.jz(barrier);
     a_.mov(r8, qword_ptr(rbx, kVmStack));

@@ -23,12 +23,16 @@ namespace quasi {
 struct Frame {
   const Insn* pc;  // where the caller resumes; null for a barrier
   int64_t fp;      // the caller's frame base
-  int64_t top;     // the caller's frame top
+  // The caller's frame top, read only for a barrier (null pc). Any other frame's caller goes on
+  // with its top at fp + proto->nregs (Frame::resume_top): what the interpreter had raised it to
+  // for an `apply` in that frame is dead once the call returned. Machine code does not write it.
+  int64_t top;
   int64_t dst;     // the caller's register (relative to fp) that receives the result
   Proto* proto;    // the caller's code
   // Nonzero: pushed by a machine-code call in JIT run `session` (VmImpl::jit_session), which
   // also left a machine return address; a return in that same run may then use `ret`.
   uint64_t session = 0;
+  int64_t resume_top() const { return pc && proto ? fp + proto->nregs : top; }
 };
 // A Frame::session with this bit: pushed by a machine call of that run (a machine return address
 // is waiting), and captured since, so its return goes through the slow path, which lowers
@@ -65,6 +69,11 @@ struct VmImpl {
   int64_t stack_charged = 0, frames_charged = 0;
   int64_t nframes = 0;
   int64_t fp = 0, top = 0, high_water = 0;
+  // At or below both high_water and stack_soft_limit, so that compiled code's call checks its
+  // callee's top with one compare (jit/x64_emit.cpp, check_stack_room); its slow path checks the
+  // soft limit, raises high_water and sets this to the minimum of the two again. Either of them
+  // comes down only in restore_limits (reset lowers high_water before it), which lowers this.
+  int64_t stack_bound = 0;
   // What a capture may share instead of copying: frames[0..low_frame) are still the ones
   // shared_k holds, and so is the stack below the lowest frame that has run since (the frame at
   // level low_frame: its record's fp in shared_k, or shared_k's own resume_fp when no return went
@@ -138,7 +147,7 @@ struct VmImpl {
     Frame& f = frames[--nframes];
     if (nframes < low_frame) low_frame = nframes;
     fp = f.fp;
-    top = f.top;
+    top = f.resume_top();
     cur_proto = f.proto;
     if (!f.pc) {
       barrier_value = v;

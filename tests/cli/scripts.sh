@@ -42,6 +42,12 @@ SCM
 run "$QUASI" deep.scm
 expect_match "a deep backtrace shows the innermost frames" "$ERR" '^  in \(g 0\) at deep\.scm:1:'
 expect_match "and counts the rest right (1001 frames, 10 shown)" "$ERR" '^  \.\.\. 991 more frames$'
+# The same through machine-code frames (every call a compiled call: lib/jit/README.md "Calls and
+# returns"): each frame's procedure, argument and call site as the interpreter shows them.
+run env QUASI_JIT=force "$QUASI" deep.scm
+expect_match "compiled frames: the innermost frame" "$ERR" '^  in \(g 0\) at deep\.scm:1:'
+expect_match "compiled frames: a caller at its call site with its argument" "$ERR" '^  in \(g 9\) at deep\.scm:1:40$'
+expect_match "compiled frames: counted right" "$ERR" '^  \.\.\. 991 more frames$'
 
 cat > prelude.scm <<'SCM'
 (for-each (lambda (x) (car x)) (list 1))
