@@ -88,6 +88,16 @@ Value maker_for(Vm& vm, AdState& st, Proto* proto) {
   if (!proto->source) {
     throw_error("grad", "cannot differentiate a procedure without source code", list({proto->name}));
   }
+  // Its code assigns a free slot in place (Proto::free_assigned): a maker would copy the value
+  // out and the assignments would not reach the closure. (A box there could still be written
+  // when the value holds no number, %ad-check-cell-set; an in-place slot is refused outright.)
+  if (proto->free_assigned) {
+    for (int32_t i = 0; i < proto->ncaptures; i++)
+      if (proto->free_assigned[i])
+        throw_error("grad", "cannot differentiate through set! of the outside variable " +
+                                (is_symbol(proto->free_vars[i]->name) ? symbol_name(proto->free_vars[i]->name) : std::string("?")) +
+                                " in " + (is_symbol(proto->name) ? symbol_name(proto->name) : std::string("an anonymous procedure")));
+  }
   bool quiet = false;
   LambdaNode* mk = ad::make_reverse_maker(vm, *st.rules, proto->source, proto->free_vars, proto->free_boxed,
                                           size_t(proto->ncaptures), proto->name, &quiet);

@@ -37,7 +37,7 @@ struct Proto : Object {
   uint64_t loc;        // packed SrcLoc of the lambda
   // The IR this code was compiled from, kept for the partial evaluator: the lambda, and the
   // variable behind each free slot of the closure (free_vars[i] is closure.free()[i]; a boxed
-  // variable's slot holds its Box). Null for code that was not compiled from IR.
+  // variable's slot holds its Box, an assigned one kept in place its value: free_assigned). Null for code that was not compiled from IR.
   LambdaNode* source;
   Var** free_vars;
   // Per free slot, the Proto of the closure it holds when the variable is bound by a letrec of
@@ -49,6 +49,12 @@ struct Proto : Object {
   // have run. The second kind is not `assigned` in the IR, so code transforming the source
   // (lib/ad) reads this to know the slot is a box. Null when the closure has no free slot.
   bool* free_boxed;
+  // Per free slot, whether the closure's own code assigns it in place (kSetFree): an assigned
+  // variable that only this closure references, made right where the variable is bound
+  // (vm/compiler.cpp, Analysis::own). Such a slot changes after the closure is made, so code
+  // that reads free values as constants (the partial evaluator, lib/ad's makers) refuses the
+  // closure. Null when no slot is assigned.
+  bool* free_assigned;
   // Native code (lib/jit): null until the JIT compiled this code. Counted up at the VM's
   // checkpoints (entry, return into it, backward jumps) until it reaches the hot threshold.
   JitCode* jit;

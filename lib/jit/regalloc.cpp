@@ -43,6 +43,10 @@ RegisterUse register_use(const Proto* p, const Step& s) {
       read(s.a);
       read(s.c);
       break;
+    case Op::kSetFree:
+      read(0);
+      read(s.a);
+      break;
     case Op::kVectorSet:
       read(s.a);
       read(s.b);

@@ -795,6 +795,12 @@ class Emitter {
         a_.mov(qword_ptr(c, kClosureFree + int32_t(s.b) * 8), v);
         return;
       }
+      case Op::kSetFree: {
+        Gp c = use(0, rax);
+        Gp v = use(s.a, rcx);
+        a_.mov(qword_ptr(c, kClosureFree + int32_t(s.b) * 8), v);
+        return;
+      }
       case Op::kJump:
         if (s.backward) poll(s.index);
         jump_to(s.target);

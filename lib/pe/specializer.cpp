@@ -388,7 +388,7 @@ bool inlinable_closure(Value v) {
   if (!is_closure(v)) return false;
   Closure* c = v.as<Closure>();
   Proto* p = c->proto;
-  if (!p->source || (p->ncaptures > 0 && !p->free_vars)) return false;
+  if (!p->source || (p->ncaptures > 0 && !p->free_vars) || p->free_assigned) return false;
   for (int32_t i = 0; i < p->ncaptures; i++)
     if (has_type(c->free()[i], Type::Box)) return false;
   return true;

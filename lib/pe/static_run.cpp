@@ -147,7 +147,8 @@ bool StaticRunner::scan(Node* tree, Value proc, const FrozenCache& written, std:
     todo.pop_back();
     Closure* cl = c.as<Closure>();
     Proto* p = cl->proto;
-    if (!p->source || (p->ncaptures > 0 && !p->free_vars)) return false;
+    // A slot its code assigns in place (Proto::free_assigned) is state, as a box would be.
+    if (!p->source || (p->ncaptures > 0 && !p->free_vars) || p->free_assigned) return false;
     for (int32_t i = 0; i < p->ncaptures && ok; i++) ok = value_ok(cl->free()[i]);
     if (ok) tree_ok(p->source);
   }

@@ -14,7 +14,7 @@ namespace {
 const char* op_name(Op op) {
   static const char* const kNames[] = {
       "move", "const", "gref", "gset", "gdef", "free", "free-unbox", "box", "unbox", "set-box",
-      "closure", "fix-closure", "jump", "jump-if-false", "call", "tail-call", "return", "check-bound",
+      "closure", "fix-closure", "set-free", "jump", "jump-if-false", "call", "tail-call", "return", "check-bound",
       "add", "sub", "mul", "lt", "le", "gt", "ge", "num-eq", "eq", "car", "cdr", "cons",
       "null?", "pair?", "not", "zero?", "vector-ref", "vector-set!", "add-imm", "sub-imm",
       "string-ref", "string-length", "vector-length",

@@ -29,6 +29,7 @@ enum class Op : uint16_t {
   kSetBox,     // box(R[a]).value = R[b]
   kClosure,    // R[a] = closure of proto K[b], free values gathered per the proto's captures
   kFixClosure, // closure(R[a]).free[b] = R[c]   (letrec of lambdas: tie the knot)
+  kSetFree,    // self.free[b] = R[a]   (set! of a variable kept in its one closure's own slot)
   kJump,       // pc += (int32)(b | c << 16)
   kJumpIfFalse,// if R[a] is #f: pc += (int32)(b | c << 16)
   kCall,       // R[a] = R[a](R[a+1..a+b])

@@ -94,7 +94,7 @@ inline bool fixnum_mul(Value x, Value y, Value* r) {
 const Insn* VmImpl::loop(const Insn* pc) {
   static void* const kDispatch[] = {
       &&L_kMove, &&L_kConst, &&L_kGlobalRef, &&L_kGlobalSet, &&L_kGlobalDef, &&L_kFree,
-      &&L_kFreeUnbox, &&L_kBox, &&L_kUnbox, &&L_kSetBox, &&L_kClosure, &&L_kFixClosure,
+      &&L_kFreeUnbox, &&L_kBox, &&L_kUnbox, &&L_kSetBox, &&L_kClosure, &&L_kFixClosure, &&L_kSetFree,
       &&L_kJump, &&L_kJumpIfFalse, &&L_kCall, &&L_kTailCall, &&L_kReturn, &&L_kCheckBound,
       &&L_kAdd, &&L_kSub, &&L_kMul, &&L_kLt, &&L_kLe, &&L_kGt, &&L_kGe, &&L_kNumEq, &&L_kEq,
       &&L_kCar, &&L_kCdr, &&L_kCons, &&L_kNullP, &&L_kPairP, &&L_kNot, &&L_kZeroP,
@@ -171,6 +171,9 @@ L_kClosure:
   NEXT(1);
 L_kFixClosure:
   R[pc->a].as<Closure>()->free()[pc->b] = R[pc->c];
+  NEXT(1);
+L_kSetFree:
+  R[0].as<Closure>()->free()[pc->b] = R[pc->a];
   NEXT(1);
 L_kJump: {
   int32_t off = jump_offset(*pc);

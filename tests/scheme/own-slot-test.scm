@@ -1,0 +1,281 @@
+;;; own-slot-test.scm — assigned variables kept in their closure's own slot (vm/compiler.cpp,
+;;; Analysis::own): a variable assigned only inside the one lambda that is its binder's body
+;;; (a memo thunk's `done` and `v`, a counter's parameter) needs no box; the closure's slot is
+;;; the location and set! writes it in place (kSetFree).
+;;;
+;;; Differential: every program is evaluated twice, as written and with a never-taken reference
+;;; to its state variables in their binder's body before the closure — which keeps the boxes. Both must
+;;; give equal? outcomes on every argument tuple (value, or error message and irritants). The
+;;; shapes: memo thunks forced repeatedly, counters over parameters and rest lists, case-lambda,
+;;; re-entrant recursion through the closure, call/cc captured inside the closure and re-entered
+;;; after the state changed, a continuation captured between the binding and the closure (keeps
+;;; the box: two closures share it), two closures or the binder reading the variable (boxes),
+;;; flonum state, errors raised after an assignment, state read by a loop or a called lambda
+;;; inside the closure (boxes).
+;;; Run in the four modes (so also JIT forced, and hot after the warm-up calls below).
+
+(include "harness.scm")
+
+(define os-never #f)     ; never true: the escaping copies' extra reference is never taken
+(define os-escape #f)
+(define os-seed 777)
+(define (os-rand n)
+  (set! os-seed (modulo (+ (* os-seed 1103515245) 12345) 2147483648))
+  (modulo (quotient os-seed 65536) n))
+(define (os-pick l) (list-ref l (os-rand (length l))))
+
+(define (os-written x)
+  (let ((p (open-output-string))) (write x p) (get-output-string p)))
+
+(define (os-outcome thunk)
+  (call-with-current-continuation
+   (lambda (k)
+     (with-exception-handler
+      (lambda (e)
+        (k (if (error-object? e)
+               (list 'error (error-object-message e) (os-written (error-object-irritants e)))
+               (list 'raise e))))
+      (lambda () (list 'value (thunk)))))))
+
+;; A never-taken reference to vars in their binder's body, before the closure, or nothing: the
+;; binder's body is then no longer the lambda, so the variables keep their boxes whatever the
+;; rule for references inside the closure says.
+(define (os-esc esc vars)
+  (if esc `((if os-never (set! os-escape (list ,@vars)) #f)) '()))
+
+;; The program shapes: (lambda (esc) program), a procedure of (x y), random choices made once.
+(define (os-shape)
+  (let ((n (+ 1 (os-rand 6))) (op (os-pick '(+ - * max))))
+    (case (os-rand 17)
+      ;; A memo thunk (pe-lazy's delay-thunk) forced n times: evaluated once.
+      ((0) (lambda (esc)
+             `(lambda (x y)
+                (define count 0)
+                (define (delay-thunk f)
+                  (let ((done #f) (v #f))
+                    ,@(os-esc esc '(done v))
+                    (lambda () (if done v (begin (set! v (f)) (set! done #t) v)))))
+                (let ((t (delay-thunk (lambda () (set! count (+ count 1)) (,op x y)))))
+                  (let loop ((i 0) (acc '()))
+                    (if (= i ,n) (list acc count) (loop (+ i 1) (cons (t) acc))))))))
+      ;; A counter over a parameter; two counters are independent.
+      ((1) (lambda (esc)
+             `(lambda (x y)
+                (define (make-counter c) ,@(os-esc esc '(c)) (lambda (d) (set! c (,op c d)) c))
+                (let ((a (make-counter x)) (b (make-counter y)))
+                  (list (a 1) (b 2) (a 3) (a y) (b x))))))
+      ;; A rest list consumed by its closure.
+      ((2) (lambda (esc)
+             `(lambda (x y)
+                (define (make-stream . r)
+                  ,@(os-esc esc '(r))
+                  (lambda () (if (null? r) 'end (let ((h (car r))) (set! r (cdr r)) h))))
+                (let ((s (make-stream x y ,n)))
+                  (list (s) (s) (s) (s) (s))))))
+      ;; case-lambda: both clauses share the slot.
+      ((3) (lambda (esc)
+             `(lambda (x y)
+                (let ((acc (let ((s x))
+                             ,@(os-esc esc '(s))
+                             (case-lambda
+                               (() s)
+                               ((d) (set! s (,op s d)) s)
+                               ((d e) (set! s (list s d e)) s)))))
+                  (list (acc y) (acc) (acc ,n) (acc 1 2) (acc))))))
+      ;; Re-entrant: the closure calls itself while its state is changed and restored.
+      ((4) (lambda (esc)
+             `(lambda (x y)
+                (letrec ((f (let ((depth 0) (peak 0))
+                              ,@(os-esc esc '(depth peak))
+                              (lambda (k)
+                                (set! depth (+ depth 1))
+                                (if (> depth peak) (set! peak depth))
+                                (let ((r (if (> k 0) (f (- k 1)) (list depth peak))))
+                                  (set! depth (- depth 1))
+                                  (list r depth peak))))))
+                  (list (f ,n) (f 1) (,op x y))))))
+      ;; call/cc inside the closure, re-entered after the state changed: the state is shared.
+      ((5) (lambda (esc)
+             `(lambda (x y)
+                (define (make) 
+                  (let ((count 0) (seen '()))
+                    ,@(os-esc esc '(count seen))
+                    (lambda (z)
+                      (set! count (+ count 1))
+                      (let ((r (call/cc (lambda (c) c))))
+                        (set! seen (cons (if (procedure? r) 'first r) seen))
+                        (if (and (procedure? r) (< count ,(+ n 2)))
+                            (begin (set! count (+ count 10)) (r count))
+                            (list count seen z))))))
+                (let ((g (make)))
+                  (list (g x) (g y) (g 0))))))
+      ;; A continuation captured between the binding and the closure, re-entered: two closures
+      ;; of one binding share the variable (the box stays: the body is not the lambda).
+      ((6) (lambda (esc)
+             `(lambda (x y)
+                (let ((fs '()) (k0 #f))
+                  (let ((v x))
+                    ,@(os-esc esc '(v))
+                    (call/cc (lambda (k) (set! k0 k)))
+                    (set! fs (cons (lambda () (set! v (,op v 1)) v) fs)))
+                  (if (< (length fs) 2) (k0 #f) (list ((car fs)) ((cadr fs)) ((car fs))))))))
+      ;; The binder reads the variable after making the closure: a box.
+      ((7) (lambda (esc)
+             `(lambda (x y)
+                (let ((v x))
+                  ,@(os-esc esc '(v))
+                  (let ((f (lambda () (set! v (,op v y)) v)))
+                    (f) (f)
+                    (list v (f)))))))
+      ;; Two closures over one variable: a box.
+      ((8) (lambda (esc)
+             `(lambda (x y)
+                (let ((p (let ((v x)) ,@(os-esc esc '(v)) (cons (lambda () (set! v (,op v y)) v) (lambda () v)))))
+                  (list ((car p)) ((cdr p)) ((car p)) ((cdr p)))))))
+      ;; Flonum state across several assignments.
+      ((9) (lambda (esc)
+             `(lambda (x y)
+                (define (make s)
+                  ,@(os-esc esc '(s))
+                  (lambda (d) (set! s (+ (* s 1.5) d)) (set! s (- s 0.25)) (* s 2.0)))
+                (let ((g (make 0.5)))
+                  (list (g 1.0) (g x) (g 2.5) (g y))))))
+      ;; An error after an assignment: the assignment stays.
+      ((10) (lambda (esc)
+              `(lambda (x y)
+                 (define (make n) ,@(os-esc esc '(n)) (lambda (v) (set! n (+ n 1)) (list n (car v))))
+                 (let ((g (make ,n)))
+                   (list (os-outcome (lambda () (g x))) (g (list y)) (os-outcome (lambda () (g 'no))) (g '(1)))))))
+      ;; A loop inside the closure reads and writes the variable (a lambda nested in it: a box).
+      ((11) (lambda (esc)
+              `(lambda (x y)
+                 (define (make s)
+                   ,@(os-esc esc '(s))
+                   (lambda (k)
+                           (let loop ((i 0)) (if (< i k) (begin (set! s (,op s i)) (loop (+ i 1))) s))))
+                 (let ((g (make x)))
+                   (list (g ,n) (g 2) (g y))))))
+      ;; Several state variables, some also captured plainly, a generator.
+      ((12) (lambda (esc)
+              `(lambda (x y)
+                 (define (gen a b lim)
+                   (let ((i 0) (prev a) (cur b))
+                     ,@(os-esc esc '(i prev cur))
+                     (lambda ()
+                       (if (>= i lim)
+                           'done
+                           (let ((out prev))
+                             (set! i (+ i 1))
+                             (let ((next (,op prev cur)))
+                               (set! prev cur)
+                               (set! cur next))
+                             out)))))
+                 (let ((g (gen x y ,n)))
+                   (list (g) (g) (g) (g) (g) (g) (g))))))
+      ;; The closure handed to higher-order procedures that call it many times.
+      ((13) (lambda (esc)
+              `(lambda (x y)
+                 (define (make-acc t) ,@(os-esc esc '(t)) (lambda (e) (set! t (,op t e)) t))
+                 (let ((acc (make-acc x)))
+                   (list (map acc (list 1 2 3 y)) (acc 0))))))
+      ;; A lambda nested in the closure reads and writes the variable and is called: a box.
+      ((15) (lambda (esc)
+              `(lambda (x y)
+                 (define (make s)
+                   ,@(os-esc esc '(s))
+                   (lambda (l) (for-each (lambda (e) (set! s (,op s e))) l) (set! s (list s)) s))
+                 (let ((g (make x)))
+                   (list (g (list 1 2 ,n)) (os-outcome (lambda () (g (list y)))))))))
+      ;; dynamic-wind inside the closure, escaping through it with a continuation.
+      ((14) (lambda (esc)
+              `(lambda (x y)
+                 (define (make)
+                   (let ((log '()))
+                     ,@(os-esc esc '(log))
+                     (lambda (v)
+                       (set! log (cons v log))
+                       (call/cc (lambda (out)
+                                  (dynamic-wind
+                                   (lambda () #f)
+                                   (lambda () (if (eqv? v ,n) (out 'escaped) (list v)))
+                                   (lambda () #f))))
+                       (set! log (cons 'after log))
+                       log)))
+                 (let ((g (make)))
+                   (list (g x) (g ,n) (g y))))))
+      ;; An assigned parameter whose body is the closure, assigned before use by the closure.
+      (else (lambda (esc)
+              `(lambda (x y)
+                 (define (make p q) ,@(os-esc esc '(p q)) (lambda () (set! p (,op p q)) (set! q p) (list p q)))
+                 (let ((g (make x y)) (h (make y x)))
+                   (list (g) (h) (g) (h)))))))))
+
+(define os-args
+  '((0 1) (3 4) (-2 7) (10 -3) (1.5 2) (100 100) (a 1) (2 "s") (1000000000000 3)))
+
+(define (os-check k make)
+  (let* ((plain (eval (make #f) (interaction-environment)))
+         (boxed (eval (make #t) (interaction-environment))))
+    (define (compare-all what)
+      (for-each
+       (lambda (args)
+         (let ((want (os-outcome (lambda () (apply boxed args))))
+               (got (os-outcome (lambda () (apply plain args)))))
+           (if (equal? want got)
+               (%test-pass!)
+               (%test-fail! (string-append what " " (number->string k))
+                            "\n  program:   " (os-written (make #f))
+                            "\n  arguments: " (os-written args)
+                            "\n  boxed:     " (os-written want)
+                            "\n  own slot:  " (os-written got)))))
+       os-args))
+    (compare-all "own-slot program")
+    ;; Hot: the same calls again after many (the JIT compiles it in 'on mode).
+    (let loop ((r 0))
+      (if (< r 60)
+          (begin (os-outcome (lambda () (apply plain (car os-args)))) (loop (+ r 1)))))
+    (compare-all "hot own-slot program")))
+
+(let loop ((k 0))
+  (if (< k 160)
+      (begin (os-check k (os-shape)) (loop (+ k 1)))))
+
+;; The slot really is assigned in place: no box, a set-free instruction.
+(define (os-count-substring s sub)
+  (let loop ((i 0) (n 0))
+    (cond ((> (+ i (string-length sub)) (string-length s)) n)
+          ((string=? (substring s i (+ i (string-length sub))) sub) (loop (+ i 1) (+ n 1)))
+          (else (loop (+ i 1) n)))))
+(define (os-delay f)
+  (let ((done #f) (v #f))
+    (lambda () (if done v (begin (set! v (f)) (set! done #t) v)))))
+(define (os-counter n) (lambda () (set! n (+ n 1)) n))
+(define (os-shared n) (let ((f (lambda () (set! n (+ n 1)) n))) (f) n))
+(test "memo thunk: no box" 0 (os-count-substring (disassemble os-delay) " box"))
+(test "memo thunk: two in-place assignments" 2 (os-count-substring (disassemble os-delay) "set-free"))
+(test "counter over a parameter: no box" 0 (os-count-substring (disassemble os-counter) " box"))
+(test "read by the binder: boxed" 1 (os-count-substring (disassemble os-shared) " box "))
+(test "read by the binder: no in-place assignment" 0 (os-count-substring (disassemble os-shared) "set-free"))
+(define os-c (os-counter 10))
+(test "counter counts" '(11 12 13) (let* ((a (os-c)) (b (os-c)) (c (os-c))) (list a b c)))
+(define os-calls 0)
+(define os-t (os-delay (lambda () (set! os-calls (+ os-calls 1)) 'v)))
+(test "memo thunk evaluates once" '(v v 1) (let* ((a (os-t)) (b (os-t))) (list a b os-calls)))
+
+;; Code that reads free values as constants leaves such a closure alone: the partial evaluator
+;; neither inlines it nor runs it while specializing (its state changes at every call), and grad
+;; refuses to make a derivative of it (the assignments would not reach the closure).
+(define os-tick (os-counter 0))
+(define (os-use k x) (+ (* k x) (os-tick)))
+(define os-sp (specialize os-use 3))
+(test "specialized code calls the counter" '(4 5 6 7) (let* ((a (os-sp 1)) (b (os-sp 1)) (c (os-use 3 1)) (d (os-sp 1))) (list a b c d)))
+(define os-tick2 (os-counter 100))
+(define (os-use2 k) (+ k (os-tick2)))
+(define os-sp2 (specialize os-use2 5))
+(test "specialized code is not run ahead" '(106 107) (let* ((a (os-sp2)) (b (os-sp2))) (list a b)))
+(define os-state (let ((seen '())) (lambda (x) (set! seen (cons 'x seen)) (* x (length seen)))))
+(test "grad refuses a closure assigning its slot" 1
+      (guard (e ((error-object? e) (os-count-substring (error-object-message e) "set! of the outside variable seen")))
+        ((grad (lambda (x) (os-state x))) 2.0)))
+
+(test-end)
