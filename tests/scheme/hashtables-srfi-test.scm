@@ -76,4 +76,22 @@
 (test "registered type: after bytevectors" #t (<? (make-default-comparator) (bytevector) (make-point 0)))
 (test "registered type: equality" #t (=? (make-default-comparator) (make-point 3) (make-point 3)))
 
+;; SRFI 125 details its reference tests check (idea: srfi-125 tables-test.sps, chibi-scheme
+;; lib/srfi/125/test.sld): arguments make-hash-table does not know are ignored, and
+;; hash-table=? compares values with a comparator.
+(test "make-hash-table ignores unknown arguments" 1
+      (let ((t (s125:make-hash-table (make-eqv-comparator) 'ignored1 "ignored2" '#(ignored 3) 10)))
+        (s125:hash-table-set! t 1 'one)
+        (s125:hash-table-size t)))
+(test "make-hash-table equality, hash, then others" 'b
+      (let ((t (s125:make-hash-table string=? string-hash "ignored" 'weak-values)))
+        (s125:hash-table-set! t "a" 'b)
+        (s125:hash-table-ref/default t (string #\a) #f)))
+(test "hash-table=? with a comparator" '(#t #f)
+      (let ((a (s125:alist->hash-table '((1 . 1.0) (2 . 2)) eqv?))
+            (b (s125:alist->hash-table '((1 . 1) (2 . 2)) eqv?)))
+        (list (s125:hash-table=? (make-comparator number? = < number-hash) a b)
+              (s125:hash-table=? (make-eqv-comparator) a b))))
+(test-error-message "hash-table=? without a comparator" "hash-table=?" (s125:hash-table=? 5 t125 t125))
+
 (test-end)

@@ -62,6 +62,19 @@
 (test "set-count" 2 (set-count odd? s123))
 (test "set-any? set-every?" '(#t #f #t) (list (set-any? even? s123) (set-every? even? s123) (set-every? positive? s123)))
 (test "set-map" '(0 1) (sorted-list (set-map (lambda (x) (quotient x 2)) nums s123)))
+;; The SRFI's current text and its reference tests put the comparator first in set-map, and the
+;; reference tests put it last in set-unfold (idea: srfi-113 sets/sets-test.scm, chibi-scheme
+;; lib/srfi/113/test.sld); each order is accepted.
+(test "set-map comparator first" '(0 1) (sorted-list (set-map nums (lambda (x) (quotient x 2)) s123)))
+(test "bag-map comparator first" '(0 0 1) (sorted-list (bag-map nums (lambda (x) (quotient x 2)) (bag nums 1 1 2))))
+(test "set-unfold comparator last" '(10 20 30)
+      (sorted-list (set-unfold (lambda (i) (= i 0)) (lambda (i) (* i 10)) (lambda (i) (- i 1)) 3 nums)))
+(test "bag-unfold comparator last" '(1 1)
+      (sorted-list (bag-unfold (lambda (i) (= i 0)) (lambda (i) 1) (lambda (i) (- i 1)) 2 nums)))
+(test-error-message "set-map without a comparator" "set-map: expected a comparator" (set-map car car s123))
+(test-error-message "the error names the procedure" "set-size: expected a set" (set-size 5))
+(test-error-message "set=? names itself" "set=?: expected a set" (set=? s123 5))
+(test-error-message "list->bag! names itself" "list->bag!: expected a bag" (list->bag! s123 '(1)))
 (test "set-for-each" 6 (let ((n 0)) (set-for-each (lambda (x) (set! n (+ n x))) s123) n))
 (test "set-fold" 6 (set-fold + 0 s123))
 (test "set-filter" '(1 3) (sorted-list (set-filter odd? s123)))

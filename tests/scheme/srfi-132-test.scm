@@ -38,6 +38,18 @@
 (test "vector-find-median empty" 'none (vector-find-median < #() 'none))
 (test "vector-find-median mean" 1 (vector-find-median < #(0 1 2 3) 0 (lambda (a b) a)))
 (test "vector-find-median!" '(2 #(1 2 3)) (let ((v (vector 3 1 2))) (list (vector-find-median! < v 0) v)))
+;; A comparator other than < (idea: chibi-scheme lib/srfi/132/test.sld sorts and merges with >):
+;; the merge once compared its indices with the caller's procedure, and vector-sort! took only
+;; the vector first although the SRFI's text puts the procedure first.
+(test "vector-merge with >" #(9 9 7 6 5 3 3 1 0) (vector-merge > (vector 9 7 5 3 1) (vector 9 6 3 0)))
+(test "vector-merge with > and ranges" #(6 5 3 3 0) (vector-merge > (vector 9 7 5 3 1) (vector 9 6 3 0) 2 4 1 4))
+(test "vector-merge! with >" #(#f #f 6 5 3 3 0 #f)
+      (let ((v (make-vector 8 #f))) (vector-merge! > v (vector 9 7 5 3 1) (vector 9 6 3 0) 2 2 4 1 4) v))
+(test "vector-sort! procedure first" #(9 8 3 1) (let ((v (vector 3 9 1 8))) (vector-sort! > v) v))
+(test "vector-stable-sort! procedure first, range" #(3 9 8 1)
+      (let ((v (vector 3 8 9 1))) (vector-stable-sort! > v 1 3) v))
+(test "vector-select! with >" 8 (vector-select! > (vector 9 4 7 1 8) 1))
+(test "vector-find-median! with >" 7 (vector-find-median! > (vector 9 4 7 1 8) #f))
 (test "vector-select!" 4 (vector-select! < (vector 9 4 7 1 8) 1))
 (test "vector-select! range" 4 (vector-select! < (vector 9 4 7 1 8) 1 1 4))
 (test "vector-separate!" '(1 4) (let ((v (vector 9 4 7 1 8))) (vector-separate! < v 2) (list-sort < (vector->list v 0 2))))

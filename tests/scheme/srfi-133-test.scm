@@ -26,6 +26,12 @@
 (test "vector=" #t (vector= eq? #(a b c d) #(a b c d)))
 (test "vector= unequal" #f (vector= eq? #(a b c d) #(a b d c)))
 (test "vector= lengths" #f (vector= = #(1 2 3 4 5) #(1 2 3 4)))
+;; The same vector twice is still compared element by element (SRFI 133's post-finalization
+;; note; idea: srfi-133 vectors/vectors-test.scm).
+(test "vector= of one NaN vector with itself" #f (let ((v (vector +nan.0))) (vector= = v v)))
+(test "vector= calls elt=? on the same vector" 2 (let ((n 0) (v (vector 1 2)))
+                                                  (vector= (lambda (a b) (set! n (+ n 1)) #t) v v)
+                                                  n))
 (test "vector= trivial" '(#t #t) (list (vector= eq?) (vector= eq? '#(a))))
 (test "vector= several" #t (vector= = #(1 2) #(1 2) #(1 2)))
 ;; iteration

@@ -39,7 +39,13 @@
 (test "char-set-delete" "ac" (s (char-set-delete abc #\b #\q)))
 (test "char-set-adjoin leaves its argument" "abc" (begin (char-set-adjoin abc #\d) (s abc)))
 (test "char-set-unfold" "abcde"
-      (s (char-set-unfold (lambda (i) (integer->char (+ 97 i))) (lambda (i) (= i 5)) (lambda (i) (+ i 1)) 0)))
+      (s (char-set-unfold (lambda (i) (= i 5)) (lambda (i) (integer->char (+ 97 i))) (lambda (i) (+ i 1)) 0)))
+;; The stop predicate is the first argument (idea: chibi-scheme lib/srfi/14/test.sld, the SRFI's
+;; reference tests): a list walked with null? car cdr, added to a base set.
+(test "char-set-unfold p f g into a base" "01aeiou"
+      (s (char-set-unfold null? car cdr '(#\a #\e #\i #\o #\u #\u) (string->char-set "01"))))
+(test "char-set-unfold! p f g" "9ae"
+      (s (char-set-unfold! null? car cdr '(#\a #\e) (char-set #\9))))
 (test "char-set-map" "ABC" (s (char-set-map char-upcase abc)))
 (test "char-set-fold" 3 (char-set-fold (lambda (c n) (+ n 1)) 0 abc))
 (test "char-set-for-each" '(#\c #\b #\a)

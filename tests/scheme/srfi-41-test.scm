@@ -34,6 +34,9 @@
 (test "list->stream" '(a b) (stream->list (list->stream '(a b))))
 (test "port->stream" '(#\h #\i) (stream->list (port->stream (open-input-string "hi"))))
 (test "stream->list n" '(1 2) (stream->list 2 (stream 1 2 3)))
+;; A negative count is an error, -1 included (idea: chibi-scheme lib/srfi/41/test.sld).
+(test-error-message "stream->list -1" "stream->list" (stream->list -1 (stream 1 2 3)))
+(test-error-message "stream->list of a non-stream" "stream->list" (stream->list '(1 2)))
 (test "stream-append" '(1 2 3 4) (stream->list (stream-append (stream 1 2) (stream) (stream 3 4))))
 (test "stream-append nothing" '() (stream->list (stream-append)))
 (test "stream-concat" '(1 2 3) (stream->list (stream-concat (stream (stream 1) (stream) (stream 2 3)))))

@@ -35,34 +35,40 @@
     (list->vector (list-sort < (vector->list v start end)))))
 (define vector-stable-sort vector-sort)
 
-(define (vector-sort! v < . opt)
-  (let-values (((start end) (%range "vector-sort!" v opt)))
-    (let loop ((l (list-sort < (vector->list v start end))) (i start))
-      (if (pair? l) (begin (vector-set! v i (car l)) (loop (cdr l) (+ i 1)))))))
+;; The SRFI's text is (vector-sort! < v [start [end]]), as R6RS; (vector-sort! v < ...), the
+;; order of its first drafts and of the core's vector-sort!, is accepted too.
+(define (vector-sort! a b . opt)
+  (let* ((v (if (vector? a) a b))
+         (less? (if (vector? a) b a)))
+    (if (not (procedure? less?)) (error "vector-sort!: expected a procedure, got" less?))
+    (let-values (((start end) (%range "vector-sort!" v opt)))
+      (let loop ((l (list-sort less? (vector->list v start end))) (i start))
+        (if (pair? l) (begin (vector-set! v i (car l)) (loop (cdr l) (+ i 1))))))))
 (define vector-stable-sort! vector-sort!)
 
 (define (list-merge! < a b) (list-merge < a b))
 
-;; Stable: on ties the element of v1 comes first.
-(define (%merge-into! < to at v1 s1 e1 v2 s2 e2)
+;; Stable: on ties the element of v1 comes first. The order is less?, never <, which is the
+;; index comparison here (a caller's > named < once made every merge copy nothing).
+(define (%merge-into! less? to at v1 s1 e1 v2 s2 e2)
   (let loop ((i s1) (j s2) (k at))
     (cond ((and (< i e1) (< j e2))
-           (if (< (vector-ref v2 j) (vector-ref v1 i))
+           (if (less? (vector-ref v2 j) (vector-ref v1 i))
                (begin (vector-set! to k (vector-ref v2 j)) (loop i (+ j 1) (+ k 1)))
                (begin (vector-set! to k (vector-ref v1 i)) (loop (+ i 1) j (+ k 1)))))
           ((< i e1) (vector-set! to k (vector-ref v1 i)) (loop (+ i 1) j (+ k 1)))
           ((< j e2) (vector-set! to k (vector-ref v2 j)) (loop i (+ j 1) (+ k 1))))))
 
 ;; (vector-merge < v1 v2 [start1 [end1 [start2 [end2]]]])
-(define (vector-merge < v1 v2 . opt)
+(define (vector-merge less? v1 v2 . opt)
   (let*-values (((s1 e1) (%range "vector-merge" v1 (if (pair? opt) opt '())))
                 ((s2 e2) (%range "vector-merge" v2 (if (and (pair? opt) (pair? (cdr opt))) (cddr opt) '()))))
     (let ((to (make-vector (+ (- e1 s1) (- e2 s2)))))
-      (%merge-into! < to 0 (vector-copy v1 s1 e1) 0 (- e1 s1) (vector-copy v2 s2 e2) 0 (- e2 s2))
+      (%merge-into! less? to 0 (vector-copy v1 s1 e1) 0 (- e1 s1) (vector-copy v2 s2 e2) 0 (- e2 s2))
       to)))
 
 ;; (vector-merge! < to from1 from2 [start [start1 [end1 [start2 [end2]]]]])
-(define (vector-merge! < to v1 v2 . opt)
+(define (vector-merge! less? to v1 v2 . opt)
   (let*-values (((start) (if (pair? opt) (car opt) 0))
                 ((rest) (if (pair? opt) (cdr opt) '()))
                 ((s1 e1) (%range "vector-merge!" v1 rest))
@@ -70,7 +76,7 @@
     (if (> (+ start (- e1 s1) (- e2 s2)) (vector-length to))
         (error "vector-merge!: the destination is too short" to))
     ;; Copies first, so the destination may overlap the sources.
-    (%merge-into! < to start (vector-copy v1 s1 e1) 0 (- e1 s1) (vector-copy v2 s2 e2) 0 (- e2 s2))))
+    (%merge-into! less? to start (vector-copy v1 s1 e1) 0 (- e1 s1) (vector-copy v2 s2 e2) 0 (- e2 s2))))
 
 ;; Runs of adjacent elements equal under = become their first element.
 (define (list-delete-neighbor-dups = l)
@@ -107,15 +113,15 @@
   (%median-of-sorted (vector-sort < v) knil (if (pair? mean) (car mean) %mean)))
 
 (define (vector-find-median! < v knil . mean)
-  (vector-sort! v <)
+  (vector-sort! < v)
   (%median-of-sorted v knil (if (pair? mean) (car mean) %mean)))
 
 ;; The k-th smallest (0-based) of [start, end); leaves that range sorted.
-(define (vector-select! < v k . opt)
+(define (vector-select! less? v k . opt)
   (let-values (((start end) (%range "vector-select!" v opt)))
     (if (not (and (exact-integer? k) (<= 0 k) (< k (- end start))))
         (error "vector-select!: index out of range" k))
-    (vector-sort! v < start end)
+    (vector-sort! less? v start end)
     (vector-ref v (+ start k))))
 
 ;; Puts the k smallest of [start, end) first (here: sorts the range).
@@ -123,4 +129,4 @@
   (let-values (((start end) (%range "vector-separate!" v opt)))
     (if (not (and (exact-integer? k) (<= 0 k (- end start))))
         (error "vector-separate!: count out of range" k))
-    (vector-sort! v < start end)))
+    (vector-sort! < v start end)))

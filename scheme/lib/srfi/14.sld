@@ -274,15 +274,17 @@
             ((char? x) (char-set x))
             (else (error "->char-set: expected a string, character or char-set, got" x))))
 
+    ;; The stop predicate comes first (p f g), as in SRFI 1's unfold: the SRFI's own definition,
+    ;; its reference code and its example agree on this order (its heading says f p g).
     (define char-set-unfold
       (case-lambda
-        ((f p g seed) (char-set-unfold f p g seed char-set:empty))
-        ((f p g seed base)
+        ((p f g seed) (char-set-unfold p f g seed char-set:empty))
+        ((p f g seed base)
          (let loop ((seed seed) (acc '()))
            (if (p seed)
                (list->char-set acc base)
                (loop (g seed) (cons (f seed) acc)))))))
-    (define (char-set-unfold! f p g seed base) (store! base (char-set-unfold f p g seed base)))
+    (define (char-set-unfold! p f g seed base) (store! base (char-set-unfold p f g seed base)))
 
     (define (char-set-adjoin cs . chars)
       (check cs "char-set-adjoin")

@@ -50,14 +50,17 @@
     ;; (stream->list [n] stream)
     (define stream->list
       (case-lambda
-        ((s) (stream->list -1 s))
+        ((s) (check-stream "stream->list" s) (take-list #f s))
         ((n s)
-         (if (not (= n -1)) (check-count "stream->list" n))
+         (check-count "stream->list" n)
          (check-stream "stream->list" s)
+         (take-list n s))))
+    ;; n #f: the whole stream.
+    (define (take-list n s)
          (let loop ((n n) (s s) (acc '()))
-           (if (or (zero? n) (stream-null? s))
+           (if (or (eqv? n 0) (stream-null? s))
                (reverse acc)
-               (loop (- n 1) (stream-cdr s) (cons (stream-car s) acc)))))))
+               (loop (and n (- n 1)) (stream-cdr s) (cons (stream-car s) acc)))))
 
     (define (stream-append . ss)
       (for-each (lambda (s) (check-stream "stream-append" s)) ss)
