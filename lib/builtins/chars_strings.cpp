@@ -467,7 +467,40 @@ QUASI_PRIM(p_string_upcase) {
   return new_string(out);
 }
 
-// Σ becomes final ς when it follows a letter and no letter follows it.
+// Unicode's Cased property: letters with case (Lu, Ll, Lt and a few others glibc classes so).
+bool is_cased(char32_t c) { return is_upper(c) || is_lower(c) || is_titlecase(c); }
+
+// Unicode's Case_Ignorable property for the characters met inside words: apostrophes and other
+// word-internal punctuation (Word_Break MidLetter/MidNumLet/Single_Quote), modifier letters and
+// symbols (Lm, Sk), combining marks (Mn, Me) and format characters (Cf) of the common blocks.
+bool is_case_ignorable(char32_t c) {
+  switch (c) {
+    case '\'': case '.': case ':': case '^': case '`': case 0xA8: case 0xAD: case 0xAF: case 0xB4:
+    case 0xB7: case 0xB8: case 0x374: case 0x375: case 0x37A: case 0x384: case 0x385: case 0x387:
+    case 0x2018: case 0x2019: case 0x2024: case 0x2027: case 0xFE13: case 0xFE52: case 0xFE55:
+    case 0xFF07: case 0xFF0E: case 0xFF1A:
+      return true;
+    default:
+      return (c >= 0x2B0 && c <= 0x36F) || (c >= 0x483 && c <= 0x489) ||
+             (c >= 0x1AB0 && c <= 0x1AFF) || (c >= 0x1DC0 && c <= 0x1DFF) ||
+             (c >= 0x200B && c <= 0x200F) || (c >= 0x202A && c <= 0x202E) ||
+             (c >= 0x2060 && c <= 0x2064) || (c >= 0x20D0 && c <= 0x20FF) ||
+             (c >= 0xFE00 && c <= 0xFE0F) || (c >= 0xFE20 && c <= 0xFE2F);
+  }
+}
+
+// Unicode's Final_Sigma condition at c[i]: a cased letter comes before it and none after it,
+// skipping case-ignorable characters both ways ("ΑΣ'Α" keeps σ: the apostrophe is skipped).
+bool final_sigma_at(const uint32_t* c, int64_t n, int64_t i) {
+  int64_t j = i - 1;
+  while (j >= 0 && is_case_ignorable(c[j])) j--;
+  if (j < 0 || !is_cased(c[j])) return false;
+  int64_t k = i + 1;
+  while (k < n && is_case_ignorable(c[k])) k++;
+  return !(k < n && is_cased(c[k]));
+}
+
+// Σ becomes final ς at the end of a word (Unicode's Final_Sigma).
 QUASI_PRIM(p_string_downcase) {
   String* s = check_string("string-downcase", argv[0]);
   int64_t start, end;
@@ -477,8 +510,7 @@ QUASI_PRIM(p_string_downcase) {
   std::u32string out;
   out.reserve(n);
   for (int64_t i = 0; i < n; i++) {
-    if (c[i] == 0x3A3 && i > 0 && is_alphabetic(c[i - 1]) &&
-        !(i + 1 < n && is_alphabetic(c[i + 1])))
+    if (c[i] == 0x3A3 && final_sigma_at(c, n, i))
       out += 0x3C2;
     else if (c[i] == 0x130)
       out += U"i\u0307";  // İ: SpecialCasing's unconditional lowercase

@@ -257,7 +257,8 @@ void Reader::Impl::skip_atmosphere() {
     if (c >= 0 && reader_is_whitespace(c)) {
       src_.next();
     } else if (c == ';') {
-      while ((c = next_checked()) != -1 && c != '\n') {
+      // A line ends at a newline, a return-newline or a lone return (R7RS 7.1.1).
+      while ((c = next_checked()) != -1 && c != '\n' && c != '\r') {
       }
     } else {
       return;

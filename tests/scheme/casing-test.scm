@@ -19,6 +19,15 @@
 (test "upcase plain" "ABC" (string-upcase "abc"))
 (test "downcase İ" '(#x69 #x307) (codes (string-downcase (string (integer->char #x130)))))
 (test "downcase final sigma" '(#x3C3 #x3C2) (codes (string-downcase (string (integer->char #x3A3) (integer->char #x3A3)))))
+;; Final_Sigma skips case-ignorable characters both ways and needs a cased letter before (idea:
+;; Larceny test/R7RS/Lib/tests/scheme/char.sld, "AΣ'x").
+(define (sig . codes) (apply string (map (lambda (c) (if (char? c) c (integer->char c))) codes)))
+(test "sigma before an apostrophe and a letter" '(#x61 #x3C3 #x27 #x78) (codes (string-downcase (sig #\A #x3A3 #\' #\x))))
+(test "sigma before an apostrophe at the end" '(#x61 #x3C2 #x27) (codes (string-downcase (sig #\A #x3A3 #\'))))
+(test "sigma after a letter and a combining mark" '(#x3B1 #x301 #x3C2) (codes (string-downcase (sig #x391 #x301 #x3A3))))
+(test "sigma alone" '(#x3C3) (codes (string-downcase (sig #x3A3))))
+(test "sigma after an uncased letter" '(#x4E2D #x3C3) (codes (string-downcase (sig #x4E2D #x3A3))))
+(test "sigma in a word end, then a space" '(#x3B1 #x3C2 #x20 #x3B1) (codes (string-downcase (sig #x391 #x3A3 #x20 #x391))))
 (test "downcase plain" "abc" (string-downcase "ABC"))
 (test "foldcase ß" "ss" (string-foldcase "ß"))
 (test "foldcase ẞ" "ss" (string-foldcase (string (integer->char #x1E9E))))

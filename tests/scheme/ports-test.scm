@@ -24,6 +24,9 @@
 (test "read bar symbol" (string->symbol "a b") (read-from "|a b|"))
 (test "read several data" '(1 foo "bar" (x)) (read-all "1 foo \"bar\" (x)"))
 (test "read skips comments" '(5 6 7) (read-all "; comment\n 5 #| block #| nested |# |# 6 #;(skipped) 7"))
+;; A line comment ends at a return alone too (idea: Larceny test/R7RS/Lib/tests/scheme/read.sld).
+(test "comments end at \\r, \\r\\n, \\n" '(yes but this is not)
+      (read-from "(yes; c1 \nbut;\r\n this is;too\rnot)"))
 (test "read eof" #t (eof-object? (read-from "")))
 (test "read eof after whitespace" #t (eof-object? (read-from "   ; just a comment\n")))
 (test "read datum label" #t (let ((x (read-from "#0=(a . #0#)"))) (eq? x (cdr x))))

@@ -190,6 +190,8 @@ TEST_CASE("reader: comments", "[reader]") {
   CHECK(rw("(a . b #;c)") == "(a . b)");
   CHECK(read1("#;a") == kEof);
   CHECK(rw("#||#x") == "x");
+  // A lone return ends a line comment too (idea: Larceny test/R7RS/Lib/tests/scheme/read.sld).
+  CHECK(rw("(a ; c\rb ; d\r\nc ; e\nd)") == "(a b c d)");
   CHECK(has(read_error("#| never closed"), "unterminated block comment"));
   CHECK(has(read_error("(a #;)"), "unexpected ')'"));
   CHECK(rw("\u00a0\u3000 x") == "x");  // Unicode spaces are whitespace
