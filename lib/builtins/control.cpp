@@ -190,17 +190,21 @@ std::string field_name(RecordType* rtd, int64_t i) {
   return is_symbol(f) ? symbol_name(f) : "field";
 }
 
+// The optional third argument is the name the accessor or modifier is defined under: its errors
+// and its printed form use it ((unbox 5) names unbox, not box-value).
 QUASI_PRIM(p_record_accessor) {
   RecordType* rtd = check_rtd("%record-accessor", argv[0]);
   int64_t i = check_index("%record-accessor", argv[1], rtd->nfields);
-  std::string name = record_type_name(rtd) + "-" + field_name(rtd, i);
+  std::string name = argc > 2 && is_symbol(argv[2]) ? symbol_name(argv[2])
+                                                    : record_type_name(rtd) + "-" + field_name(rtd, i);
   return make_primitive(persistent_name(name), p_record_get, 1, 1, kPure | kMayRaise, nullptr, cons(argv[0], argv[1]));
 }
 
 QUASI_PRIM(p_record_modifier) {
   RecordType* rtd = check_rtd("%record-modifier", argv[0]);
   int64_t i = check_index("%record-modifier", argv[1], rtd->nfields);
-  std::string name = record_type_name(rtd) + "-" + field_name(rtd, i) + "-set!";
+  std::string name = argc > 2 && is_symbol(argv[2]) ? symbol_name(argv[2])
+                                                    : record_type_name(rtd) + "-" + field_name(rtd, i) + "-set!";
   return make_primitive(persistent_name(name), p_record_set, 2, 2, kEffect, nullptr, cons(argv[0], argv[1]));
 }
 
@@ -294,8 +298,8 @@ const PrimDef kControlPrims[] = {
     {"%make-record-type", p_make_record_type, 2, 2, kAlloc | kMayRaise},
     {"%record-constructor", p_record_constructor, 2, 2, kAlloc | kMayRaise},
     {"%record-predicate", p_record_predicate, 1, 1, kAlloc | kMayRaise},
-    {"%record-accessor", p_record_accessor, 2, 2, kAlloc | kMayRaise},
-    {"%record-modifier", p_record_modifier, 2, 2, kAlloc | kMayRaise},
+    {"%record-accessor", p_record_accessor, 2, 3, kAlloc | kMayRaise},
+    {"%record-modifier", p_record_modifier, 2, 3, kAlloc | kMayRaise},
     {"record?", p_record_p, 1, 1, kPureFold},
     {"make-promise", p_make_promise, 1, 1, kAlloc},
     {"%make-lazy-promise", p_make_lazy_promise, 1, 1, kAlloc},

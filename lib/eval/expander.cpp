@@ -1827,9 +1827,11 @@ Value Expander::rw_define_record_type(Value x, Scope* s) {
   for (size_t i = 0; i < field_ids.size(); i++) {
     Value idx = make_fixnum(static_cast<int64_t>(i));
     if (accessors[i] != kFalse)
-      defs.push_back(mkdef(accessors[i], list({core_id("%record-accessor"), type_name, idx})));
+      defs.push_back(mkdef(accessors[i], list({core_id("%record-accessor"), type_name, idx,
+                                               quoted(identifier_symbol(accessors[i]))})));
     if (modifiers[i] != kFalse)
-      defs.push_back(mkdef(modifiers[i], list({core_id("%record-modifier"), type_name, idx})));
+      defs.push_back(mkdef(modifiers[i], list({core_id("%record-modifier"), type_name, idx,
+                                               quoted(identifier_symbol(modifiers[i]))})));
   }
   Value out = kNil;
   for (size_t i = defs.size(); i-- > 0;) out = cons(defs[i], out);

@@ -125,6 +125,8 @@
 
 (define (make-parameter init . converter)
   (let ((c (if (pair? converter) (car converter) #f)))
+    (if (and c (not (procedure? c)))
+        (error "make-parameter: expected a procedure as the converter, got" c))
     (%make-parameter (if c (c init) init) c)))
 
 (define (%parameterize params values thunk)

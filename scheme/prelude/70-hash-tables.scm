@@ -62,6 +62,8 @@
                   (loop (cddr kvs)))))))
 
 (define (hash-table-unfold stop? mapper successor seed . args)
+  (for-each (lambda (p) (if (not (procedure? p)) (%bad-proc "hash-table-unfold" p)))
+            (list stop? mapper successor))
   (let ((t (apply make-hash-table args)))
     (let loop ((seed seed))
       (if (stop? seed)

@@ -235,4 +235,8 @@
 (let loop ((i 0)) (if (< i 20000) (begin (hash-table-set! pt (string-append prefix (number->string i)) i) (loop (+ i 1)))))
 (test "long common prefix" 12345 (hash-table-ref pt (string-append prefix "12345")))
 
+;; Procedure arguments are checked on entry and reported under the caller's name (found calling
+;; every exported procedure with wrong arguments: these said "application: expected a procedure").
+(test-error-message "hash-table-unfold of a non-procedure" "hash-table-unfold: expected a procedure" (hash-table-unfold 5 car cdr 0 equal?))
+
 (test-end)

@@ -24,6 +24,12 @@
               (kar (make-other 1))))
 (test-error "modifier on wrong type" (set-kar! 5 1))
 (test-error "constructor arity" (apply kons (list 1)))
+;; Errors name the accessor or modifier as defined, not <type>-<field> (found running SRFI 111's
+;; unbox on a non-box: the message named box-value).
+(test-error-message "accessor error names the accessor" "kar: expected a record of type pare" (kar 5))
+(test-error-message "modifier error names the modifier" "set-kar!: expected a record" (set-kar! 'x 1))
+(test "accessor prints under its name" "#<procedure kdr>"
+      (let ((p (open-output-string))) (write kdr p) (get-output-string p)))
 
 (define-record-type point
   (make-point x y)

@@ -81,6 +81,10 @@
 (test "reduce-right order" '(1 (2 3)) (reduce-right list '() '(1 2 3)))
 (test "unfold squares" '(1 4 9 16 25 36 49 64 81 100)
       (unfold (lambda (x) (> x 10)) (lambda (x) (* x x)) (lambda (x) (+ x 1)) 1))
+;; Procedure arguments are checked on entry and reported under the caller's name (found calling
+;; every exported procedure with wrong arguments: these said "application: expected a procedure").
+(test-error-message "unfold of a non-procedure" "unfold: expected a procedure, got 5" (unfold 5 car cdr '(1)))
+(test-error-message "unfold-right of a non-procedure" "unfold-right: expected a procedure" (unfold-right null? 5 cdr '(1)))
 (test "unfold with tail" '(1 2 . end)
       (unfold (lambda (x) (> x 2)) values (lambda (x) (+ x 1)) 1 (lambda (x) 'end)))
 (test "unfold-right" '(1 4 9 16 25 36 49 64 81 100)
@@ -163,6 +167,17 @@
 (test "lset-difference" '(b c d) (lset-difference eq? '(a b c d e) '(a e i o u)))
 (test "lset-difference trivial" '(a b c) (lset-difference eq? '(a b c)))
 (test "lset-difference!" '(b) (lset-difference! eq? (list 'a 'b) '(a)))
+;; = gets its first argument from the earlier list (idea: Guile test-suite/tests/srfi-1.test,
+;; "called arg order"): with "is one less than", (1 2) is <= (2 3) only that way round.
+(define (one-less? x y) (= y (+ x 1)))
+(test "lset<= argument order" '(#t #f) (list (lset<= one-less? '(1 2) '(2 3)) (lset<= one-less? '(2 3) '(1 2))))
+(test "lset= argument order" #t (lset= (lambda (x y) (<= x y)) '(1 1) '(2 2)))
+(test "lset-intersection argument order" '(1 2) (lset-intersection one-less? '(1 2 5) '(2 3)))
+(test "lset-difference argument order" '(5) (lset-difference one-less? '(1 2 5) '(2 3)))
+(test "lset-diff+intersection argument order" '((5) (1 2))
+      (call-with-values (lambda () (lset-diff+intersection one-less? '(1 2 5) '(2 3))) list))
+(test-error-message "lset-difference! of a non-procedure" "lset-difference!: expected a procedure"
+                    (lset-difference! 123 '(4)))
 (test "lset-xor" #t (lset= eq? '(d c b i o u) (lset-xor eq? '(a b c d e) '(a e i o u))))
 (test "lset-xor trivial" '(() (a b c)) (list (lset-xor eq?) (lset-xor eq? '(a b c))))
 (test "lset-xor!" #t (lset= eq? '(b c) (lset-xor! eq? (list 'a 'b) (list 'a 'c))))

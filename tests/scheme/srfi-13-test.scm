@@ -30,6 +30,10 @@
 (test "string-pad" "  325" (string-pad "325" 5))
 (test "string-pad exact" "71325" (string-pad "71325" 5))
 (test "string-pad truncates left" "71325" (string-pad "8871325" 5))
+;; Bad lengths are reported under the procedure's name (found checking errors after the SRFI 13
+;; runs: the message named substring and an index the caller never gave).
+(test-error-message "string-pad negative" "string-pad: expected a non-negative exact integer, got -1" (string-pad "abc" -1))
+(test-error-message "string-pad-right not a number" "string-pad-right: expected a non-negative exact integer" (string-pad-right "abc" 'x))
 (test "string-pad char" "00325" (string-pad "325" 5 #\0))
 (test "string-pad-right" "325  " (string-pad-right "325" 5))
 (test "string-pad-right truncates" "88713" (string-pad-right "8871325" 5))
@@ -83,6 +87,14 @@
 (test "string-titlecase" "--Capitalize This Sentence." (string-titlecase "--capitalize tHIS sentence."))
 (test "string-titlecase 2" "See Spot Run. See Nix Run." (string-titlecase "see Spot run. see Nix run."))
 (test "string-titlecase digits" "3Com Makes Routers." (string-titlecase "3com makes routers."))
+;; Letters with a titlecase form of their own take it, not their uppercase (idea: Guile
+;; test-suite/tests/srfi-13.test, "titlecase-characters").
+(test "string-titlecase of a digraph" (list->string (list (integer->char #x1F2) #\a))
+      (string-titlecase (list->string (list (integer->char #x1F3) #\A))))
+(test "string-titlecase of ǆ and of ᾳ" (list (integer->char #x1C5) (integer->char #x1FBC))
+      (map (lambda (n) (string-ref (string-titlecase (string (integer->char n))) 0)) '(#x1C6 #x1FB3)))
+(test "string-titlecase keeps a titlecase letter" (string (integer->char #x1C8) #\x)
+      (string-titlecase (string (integer->char #x1C8) #\X)))
 (test "string-upcase range" "BC" (string-upcase "abcd" 1 3))
 (test "string-downcase" "abc" (string-downcase "ABC"))
 (test "string-upcase!" "aBCd" (let ((s (string-copy "abcd"))) (string-upcase! s 1 3) s))
@@ -107,6 +119,11 @@
 (test "string-fold-right" '(#\a #\b #\c) (string-fold-right cons '() "abc"))
 (test "string-unfold" "ab" (string-unfold null? car cdr '(#\a #\b)))
 (test "string-unfold base final" "<ab>" (string-unfold null? car cdr '(#\a #\b) "<" (lambda (x) ">")))
+;; Procedure arguments are checked on entry and reported under the caller's name (found calling
+;; every exported procedure with wrong arguments: these said "application: expected a procedure").
+(test-error-message "string-unfold of a non-procedure" "string-unfold: expected a procedure" (string-unfold null? 5 cdr '(#\a)))
+(test-error-message "string-tabulate of a non-procedure" "string-tabulate: expected a procedure" (string-tabulate 5 2))
+(test-error-message "string-fold of a non-procedure" "string-fold: expected a procedure" (string-fold 5 0 "ab"))
 (test "string-unfold-right" "ba" (string-unfold-right null? car cdr '(#\a #\b)))
 (test "string-unfold-right base" "<ba>" (string-unfold-right null? car cdr '(#\a #\b) ">" (lambda (x) "<")))
 (test "string-for-each" '(#\c #\b) (let ((acc '())) (string-for-each (lambda (c) (set! acc (cons c acc))) "abc" 1) acc))

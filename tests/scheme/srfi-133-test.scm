@@ -61,6 +61,7 @@
 (define (char-cmp c1 c2) (cond ((char<? c1 c2) -1) ((char=? c1 c2) 0) (else 1)))
 (test "vector-binary-search" 3 (vector-binary-search #(#\a #\b #\c #\d #\e #\f #\g #\h) #\d char-cmp))
 (test "vector-binary-search absent" #f (vector-binary-search #(1 3 5) 4 -))
+(test-error-message "vector-binary-search without a procedure" "vector-binary-search: expected a procedure" (vector-binary-search #(1 2 3) 2 5))
 (test "vector-binary-search range" 4 (vector-binary-search #(1 2 3 4 5 6) 5 - 2 6))
 (test "vector-binary-search out of range" #f (vector-binary-search #(1 2 3 4 5 6) 1 - 2 6))
 (test "vector-any" #t (vector-any number? #(a 1 b)))
@@ -96,5 +97,9 @@
 (test "vector->string" "bc" (vector->string #(#\a #\b #\c) 1 3))
 (test-error "range error" #t (vector-reverse-copy #(1 2) 0 3))
 (test "(scheme vector) is (srfi 133)" (list vector-cumulate vector-swap!) (list sv:vector-cumulate sv:vector-swap!))
+
+;; Procedure arguments are checked on entry and reported under the caller's name (found calling
+;; every exported procedure with wrong arguments: these said "application: expected a procedure").
+(test-error-message "vector-unfold of a non-procedure" "vector-unfold: expected a procedure" (vector-unfold 5 3))
 
 (test-end)

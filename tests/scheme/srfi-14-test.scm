@@ -53,6 +53,11 @@
 (test "char-set-every" #t (char-set-every char-lower-case? abc))
 (test "char-set-any" #t (char-set-any (lambda (c) (char=? c #\b)) abc))
 (test "char-set-any none" #f (char-set-any char-upper-case? abc))
+;; A cursor that is not one of the set's is an error, and so is the end (idea: Guile
+;; test-suite/tests/srfi-14.test, "invalid character cursor").
+(test-error-message "char-set-ref of a foreign cursor" "char-set-ref" (char-set-ref (char-set #\B #\r) 1000))
+(test-error-message "char-set-ref past the end" "char-set-ref"
+                    (let ((cs (char-set #\a))) (char-set-ref cs (char-set-cursor-next cs (char-set-cursor cs)))))
 (test "cursors walk the set" "abcxy"
       (let ((cs (string->char-set "yxcab")))
         (let loop ((cur (char-set-cursor cs)) (acc '()))

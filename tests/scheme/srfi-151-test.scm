@@ -123,4 +123,9 @@
 (test-error "bad index" #t (bit-set? -1 5))
 (test "(scheme bitwise) is (srfi 151)" (list bit-field bitwise-ior) (list sb:bit-field sb:bitwise-ior))
 
+;; Procedure arguments are checked on entry and reported under the caller's name (found calling
+;; every exported procedure with wrong arguments: these said "application: expected a procedure").
+(test-error-message "bitwise-unfold of a non-procedure" "bitwise-unfold: expected a procedure" (bitwise-unfold 5 even? car 0))
+(test-error-message "bitwise-fold of a non-procedure" "bitwise-fold: expected a procedure" (bitwise-fold 5 0 7))
+
 (test-end)

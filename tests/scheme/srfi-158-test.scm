@@ -124,4 +124,12 @@
       (generator-fold + 0 (make-coroutine-generator
                            (lambda (yield) (do ((i 0 (+ i 1))) ((= i 10000)) (yield i))))))
 
+;; Consumers name themselves when handed a non-generator (found checking errors after running
+;; the SRFI 158 suites: the message was a bare "application: expected a procedure").
+(test-error-message "generator->list of a non-generator" "generator->list: expected a procedure, got 5" (generator->list 5))
+(test-error-message "generator->list with a bad count" "generator->list: expected a non-negative exact integer" (generator->list (generator 1) -1))
+(test-error-message "generator-fold of a non-procedure" "generator-fold: expected a procedure" (generator-fold 5 0 (generator 1)))
+(test-error-message "generator-find of a non-generator" "generator-find: expected a procedure" (generator-find even? '(1 2)))
+(test-error-message "gmerge of a non-procedure" "gmerge: expected a procedure" (gmerge 5 (generator 1)))
+
 (test-end)

@@ -91,6 +91,12 @@
                                (t:test-assert #t)
                                (t:test-assert #t))))))
         (list path (counts r))))
+;; A group's body may be empty or end in a definition (idea: Sagittarius test/tests/srfi/%3a133.scm
+;; opens each group with an empty (test-group name)).
+(test "test-group with an empty body" '(0 0 0 0 0)
+      (counts (with-null (lambda () (t:test-group "empty")))))
+(test "test-group ending in a definition" '(1 0 0 0 0)
+      (counts (with-null (lambda () (t:test-group "defs" (t:test-assert #t) (define x 1))))))
 (test "test-group-with-cleanup runs the cleanup after an escape" '(cleaned escaped)
       (let ((log '()))
         (with-null

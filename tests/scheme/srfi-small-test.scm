@@ -180,4 +180,10 @@
 (test "srfi 9: accessors" '(1 2) (let ((k (kons 1 2))) (list (kar k) (kdr k))))
 (test "srfi 9: modifier" 3 (let ((k (kons 1 2))) (set-kar! k 3) (kar k)))
 
+;; A converter that is not a procedure is reported by make-parameter (found calling every exported
+;; procedure with wrong arguments: it said "application: expected a procedure").
+(test-error-message "make-parameter with a non-procedure converter" "make-parameter: expected a procedure" (make-parameter 1 'x))
+;; SRFI 111's unbox names itself (its error named the record field, box-value).
+(test-error-message "unbox of a non-box" "unbox: expected a record" (unbox 5))
+
 (test-end)

@@ -137,8 +137,14 @@
 (define (unzip5 l) (values (map car l) (map cadr l) (map caddr l) (map cadddr l) (map fifth l)))
 
 ;; ---- fold, unfold, map ------------------------------------------------------------------------
+;; Checked on entry, so a wrong argument is reported under the caller's name.
+(define (%check-procs who . ps)
+  (for-each (lambda (p) (if (not (procedure? p)) (error (string-append who ": expected a procedure, got") p)))
+            ps))
+
 ;; (unfold stop? mapper successor seed [tail-gen])
 (define (unfold stop? mapper successor seed . tail-gen)
+  (%check-procs "unfold" stop? mapper successor)
   (let loop ((seed seed) (acc '()))
     (if (stop? seed)
         (append-reverse! acc (if (pair? tail-gen) ((car tail-gen) seed) '()))
@@ -146,6 +152,7 @@
 
 ;; (unfold-right stop? mapper successor seed [tail])
 (define (unfold-right stop? mapper successor seed . tail)
+  (%check-procs "unfold-right" stop? mapper successor)
   (let loop ((seed seed) (acc (if (pair? tail) (car tail) '())))
     (if (stop? seed)
         acc
@@ -231,28 +238,40 @@
 (define (alist-delete! key alist . same) (apply alist-delete key alist same))
 
 ;; ---- lists as sets ------------------------------------------------------------------------------
-;; Membership with the SRFI's argument order: (= list-element x).
+;; Membership with the SRFI's argument order: (= list-element x), for adjoin and union, whose
+;; accumulated elements come first.
 (define (%lset-member? = x l)
   (let loop ((l l))
     (and (pair? l) (or (= (car l) x) (loop (cdr l))))))
+;; x from an earlier list, l a later one: (= x later-element), as lset<=, lset=, intersection,
+;; difference and diff+intersection call = (their first argument from the first list).
+(define (%lset-in? = x l)
+  (let loop ((l l))
+    (and (pair? l) (or (= x (car l)) (loop (cdr l))))))
+(define (%lset-check who =)
+  (if (not (procedure? =)) (error (string-append who ": expected a procedure, got") =)))
 
 (define (lset<= = . lists)
+  (%lset-check "lset<=" =)
   (let loop ((ls lists))
     (or (null? ls) (null? (cdr ls))
-        (and (every (lambda (x) (%lset-member? = x (cadr ls))) (car ls))
+        (and (every (lambda (x) (%lset-in? = x (cadr ls))) (car ls))
              (loop (cdr ls))))))
 
 (define (lset= = . lists)
+  (%lset-check "lset=" =)
   (let loop ((ls lists))
     (or (null? ls) (null? (cdr ls))
-        (and (every (lambda (x) (%lset-member? = x (cadr ls))) (car ls))
+        (and (every (lambda (x) (%lset-in? = x (cadr ls))) (car ls))
              (every (lambda (x) (%lset-member? = x (car ls))) (cadr ls))
              (loop (cdr ls))))))
 
 (define (lset-adjoin = l . xs)
+  (%lset-check "lset-adjoin" =)
   (fold (lambda (x acc) (if (%lset-member? = x acc) acc (cons x acc))) l xs))
 
 (define (lset-union = . lists)
+  (%lset-check "lset-union" =)
   (cond ((null? lists) '())
         (else
          (fold (lambda (l acc)
@@ -264,12 +283,15 @@
                (car lists) (cdr lists)))))
 
 (define (lset-intersection = l . lists)
-  (filter (lambda (x) (every (lambda (other) (%lset-member? = x other)) lists)) l))
+  (%lset-check "lset-intersection" =)
+  (filter (lambda (x) (every (lambda (other) (%lset-in? = x other)) lists)) l))
 
 (define (lset-difference = l . lists)
-  (filter (lambda (x) (not (any (lambda (other) (%lset-member? = x other)) lists))) l))
+  (%lset-check "lset-difference" =)
+  (filter (lambda (x) (not (any (lambda (other) (%lset-in? = x other)) lists))) l))
 
 (define (lset-xor = . lists)
+  (%lset-check "lset-xor" =)
   (fold (lambda (b a)
           (let ((a-b (lset-difference = a b))
                 (b-a (lset-difference = b a)))
@@ -277,10 +299,17 @@
         '() lists))
 
 (define (lset-diff+intersection = l . lists)
-  (partition (lambda (x) (not (any (lambda (other) (%lset-member? = x other)) lists))) l))
+  (%lset-check "lset-diff+intersection" =)
+  (partition (lambda (x) (not (any (lambda (other) (%lset-in? = x other)) lists))) l))
 
-(define (lset-union! = . lists) (apply lset-union = lists))
-(define (lset-intersection! = l . lists) (apply lset-intersection = l lists))
-(define (lset-difference! = l . lists) (apply lset-difference = l lists))
-(define (lset-xor! = . lists) (apply lset-xor = lists))
-(define (lset-diff+intersection! = l . lists) (apply lset-diff+intersection = l lists))
+(define (lset-union! = . lists) (%lset-check "lset-union!" =) (apply lset-union = lists))
+(define (lset-intersection! = l . lists)
+  (%lset-check "lset-intersection!" =)
+  (apply lset-intersection = l lists))
+(define (lset-difference! = l . lists)
+  (%lset-check "lset-difference!" =)
+  (apply lset-difference = l lists))
+(define (lset-xor! = . lists) (%lset-check "lset-xor!" =) (apply lset-xor = lists))
+(define (lset-diff+intersection! = l . lists)
+  (%lset-check "lset-diff+intersection!" =)
+  (apply lset-diff+intersection = l lists))

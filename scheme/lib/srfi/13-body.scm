@@ -86,7 +86,12 @@
         (and (< i end) (or (m (string-ref s i)) (loop (+ i 1))))))))
 
 ;; ---- constructors and conversion ------------------------------------------------------------------
+(define (%check-procs who . ps)
+  (for-each (lambda (p) (if (not (procedure? p)) (%s13-error who "expected a procedure, got" p))) ps))
+
 (define (string-tabulate proc len)
+  (%check-procs "string-tabulate" proc)
+  (%check-length "string-tabulate" len)
   (let ((s (make-string len)))
     (do ((i 0 (+ i 1))) ((= i len) s) (string-set! s i (proc i)))))
 
@@ -109,8 +114,13 @@
     (substring s 0 (- len n))))
 
 ;; The rightmost n characters of the range, padded with char on the left.
+(define (%check-length who n)
+  (if (not (and (exact-integer? n) (>= n 0)))
+      (%s13-error who "expected a non-negative exact integer, got" n)))
+
 (define (string-pad s n . opt)
   (let ((char (if (pair? opt) (car opt) #\space)))
+    (%check-length "string-pad" n)
     (let-values (((start end) (%range "string-pad" s (%opt-rest opt))))
       (let ((len (- end start)))
         (if (>= len n)
@@ -119,6 +129,7 @@
 
 (define (string-pad-right s n . opt)
   (let ((char (if (pair? opt) (car opt) #\space)))
+    (%check-length "string-pad-right" n)
     (let-values (((start end) (%range "string-pad-right" s (%opt-rest opt))))
       (let ((len (- end start)))
         (if (>= len n)
@@ -262,7 +273,22 @@
               (else (loop (+ i 1))))))))
 
 ;; ---- case -----------------------------------------------------------------------------------
-;; Words are maximal runs of letters: the first letter of each is upcased (titlecase), the rest
+;; The titlecase of a character: its uppercase, except for the letters with a titlecase form of
+;; their own (Unicode's Lt): the digraphs ǅ ǈ ǋ ǲ and the Greek letters with prosgegrammeni.
+(define (%char-titlecase c)
+  (let ((n (char->integer c)))
+    (cond ((< n #x1C4) (char-upcase c))
+          ((<= n #x1C6) (integer->char #x1C5))
+          ((<= n #x1C9) (integer->char #x1C8))
+          ((<= n #x1CC) (integer->char #x1CB))
+          ((<= #x1F1 n #x1F3) (integer->char #x1F2))
+          ((or (<= #x1F80 n #x1F87) (<= #x1F90 n #x1F97) (<= #x1FA0 n #x1FA7)) (integer->char (+ n 8)))
+          ((or (<= #x1F88 n #x1F8F) (<= #x1F98 n #x1F9F) (<= #x1FA8 n #x1FAF)) c)
+          ((memv n '(#x1FB3 #x1FC3 #x1FF3)) (integer->char (+ n 9)))
+          ((memv n '(#x1FBC #x1FCC #x1FFC)) c)
+          (else (char-upcase c)))))
+
+;; Words are maximal runs of letters: the first letter of each is titlecased, the rest
 ;; downcased.
 (define (string-titlecase s . opt)
   (let-values (((start end) (%range "string-titlecase" s opt)))
@@ -272,7 +298,7 @@
             r
             (let ((c (string-ref r i)))
               (if (char-alphabetic? c)
-                  (begin (string-set! r i (if in-word (char-downcase c) (char-upcase c)))
+                  (begin (string-set! r i (if in-word (char-downcase c) (%char-titlecase c)))
                          (loop (+ i 1) #t))
                   (loop (+ i 1) #f))))))))
 
@@ -331,17 +357,20 @@
     (do ((i start (+ i 1))) ((= i end)) (proc i))))
 
 (define (string-fold kons knil s . opt)
+  (%check-procs "string-fold" kons)
   (let-values (((start end) (%range "string-fold" s opt)))
     (let loop ((i start) (acc knil))
       (if (= i end) acc (loop (+ i 1) (kons (string-ref s i) acc))))))
 
 (define (string-fold-right kons knil s . opt)
+  (%check-procs "string-fold-right" kons)
   (let-values (((start end) (%range "string-fold-right" s opt)))
     (let loop ((i (- end 1)) (acc knil))
       (if (< i start) acc (loop (- i 1) (kons (string-ref s i) acc))))))
 
 ;; (string-unfold p f g seed [base make-final])
 (define (string-unfold p f g seed . opt)
+  (%check-procs "string-unfold" p f g)
   (let ((base (if (pair? opt) (car opt) ""))
         (make-final (if (and (pair? opt) (pair? (cdr opt))) (cadr opt) (lambda (x) ""))))
     (let loop ((seed seed) (acc '()))
@@ -350,6 +379,7 @@
           (loop (g seed) (cons (f seed) acc))))))
 
 (define (string-unfold-right p f g seed . opt)
+  (%check-procs "string-unfold-right" p f g)
   (let ((base (if (pair? opt) (car opt) ""))
         (make-final (if (and (pair? opt) (pair? (cdr opt))) (cadr opt) (lambda (x) ""))))
     (let loop ((seed seed) (acc '()))

@@ -31,6 +31,7 @@
 ;; ---- constructors -----------------------------------------------------------------------------
 ;; (f index seed ...) returns (values element new-seed ...).
 (define (%unfold! who f v start end seeds right?)
+  (if (not (procedure? f)) (%v-error who "expected a procedure, got" f))
   (let loop ((k 0) (seeds seeds))
     (if (< k (- end start))
         (let ((i (if right? (- end k 1) (+ start k))))
@@ -146,6 +147,7 @@
 
 ;; (cmp element value) is negative, zero or positive.
 (define (vector-binary-search v value cmp . opt)
+  (if (not (procedure? cmp)) (%v-error "vector-binary-search" "expected a procedure, got" cmp))
   (let-values (((start end) (%v-range "vector-binary-search" v opt)))
     (let loop ((lo start) (hi end))
       (if (>= lo hi)

@@ -130,20 +130,28 @@
 (define (vector->bits v) (list->bits (vector->list v)))
 (define (bits . bools) (list->bits bools))
 
+;; Checked on entry, so a wrong argument is reported under the caller's name.
+(define (%check-procs who . ps)
+  (for-each (lambda (p) (if (not (procedure? p)) (error (string-append who ": expected a procedure, got") p)))
+            ps))
+
 ;; (kons bit acc) over the bits from bit 0 up to (integer-length n).
 (define (bitwise-fold kons knil n)
+  (%check-procs "bitwise-fold" kons)
   (let loop ((i 0) (n2 n) (acc knil))
     (if (= i (integer-length n))
         acc
         (loop (+ i 1) (arithmetic-shift n2 -1) (kons (odd? n2) acc)))))
 
 (define (bitwise-for-each proc n)
+  (%check-procs "bitwise-for-each" proc)
   (let loop ((i 0) (n2 n))
     (if (< i (integer-length n))
         (begin (proc (odd? n2)) (loop (+ i 1) (arithmetic-shift n2 -1))))))
 
 ;; (bitwise-unfold stop? mapper successor seed): bit i is (mapper seed_i).
 (define (bitwise-unfold stop? mapper successor seed)
+  (%check-procs "bitwise-unfold" stop? mapper successor)
   (let loop ((seed seed) (i 0) (n 0))
     (if (stop? seed)
         n
