@@ -132,6 +132,15 @@ struct BranchArm {
   TracedMap<Var*, bool> escaped;  // escaped_vectors_ at the arm's end
 };
 
+// An if in tail position of a procedure's body (Reverse::branch): its arms, whose pullbacks
+// pullback_clause makes the procedure's own.
+struct TailBranch {
+  bool taken = false;
+  Atom test;
+  SrcLoc loc;
+  BranchArm arms[2];
+};
+
 // The forward sweep is a functor over the IR (ir/functor.hpp): one visit_* per node kind, each
 // returning the atom that holds the node's value in the current block.
 class Reverse : private ExprFunctor<Atom(Node*)> {
@@ -195,6 +204,7 @@ class Reverse : private ExprFunctor<Atom(Node*)> {
   // vector made in one of them may be written here, each write a version of it (an if whose arm
   // wrote it joins the arms' versions).
   std::vector<Block*> blocks_;
+  TailBranch* tail_branch_ = nullptr;  // where the procedure's tail if goes (pullback_clause)
   bool in_scope(Var* v) {
     auto it = made_vectors_.find(v);
     if (it == made_vectors_.end()) return false;
@@ -323,6 +333,8 @@ class Reverse : private ExprFunctor<Atom(Node*)> {
   void backward(Block& b, const Atom& result, Var* d, Adj& adj, gc_vector<Var*>& order, LetList& out);
   Node* pullback_clause(LambdaClause* c, Var* self_out, Var** fvs, size_t nfv, gc_vector<Var*>* params,
                         Var* rest);
+  LambdaNode* pullback(Var* d, Adj& adj, LetList& out, Var* self_out, Var** fvs, size_t nfv,
+                       gc_vector<Var*>* params, Var* rest);
 };
 
 // ---- forward ----------------------------------------------------------------------------------
@@ -1257,7 +1269,17 @@ Atom Reverse::branch(IfNode* n) {
   Block& b = *cur_;
   Atom t = expr(n->test);
   using Arm = BranchArm;
-  Arm arms[2];
+  // In tail position of the procedure's body, the arms' pullbacks become the procedure's own
+  // (pullback_clause): no pullback of the if itself, no vector of outer cotangents and no
+  // (value . pullback) pair per arm, which a loop's step paid for at each iteration.
+  bool top = tail_ && tail_branch_ && !tail_branch_->taken && blocks_.size() == 1 && cur_ == blocks_[0];
+  Arm local[2];
+  Arm* arms = top ? tail_branch_->arms : local;
+  struct {
+    Arm* a;
+    Arm* begin() const { return a; }
+    Arm* end() const { return a + 2; }
+  } both{arms};
   Node* code[2] = {n->then, n->otherwise};
   // Each arm starts from the versions before the if. A vector made before the if and written in
   // an arm (a version of it, vector_write) gets a version of its own after the if: the arms
@@ -1279,12 +1301,12 @@ Atom Reverse::branch(IfNode* n) {
   }
   env_ = env0;
   escaped_vectors_.clear();
-  for (Arm& a : arms)
+  for (Arm& a : both)
     for (auto& [v, e] : a.escaped) escaped_vectors_[v] = e;
   // the vectors (their versions before the if) an arm wrote
   gc_vector<Var*> written;
   TracedMap<Var*, bool> seen;
-  for (Arm& a : arms)
+  for (Arm& a : both)
     for (auto& [src, w] : env0) {
       auto it = a.env.find(src);
       if (it != a.env.end() && it->second != w && made_vectors_.count(w) && !seen.count(w)) {
@@ -1300,13 +1322,13 @@ Atom Reverse::branch(IfNode* n) {
       for (auto& [s2, w2] : env0)
         if (w2 == w) src = s2;
       bool esc = false;
-      for (Arm& a : arms) {
+      for (Arm& a : both) {
         Var* last = a.env[src];
         if (a.escaped.count(last)) esc = true;
       }
       join_escaped.push_back(esc);
     }
-    for (Arm& a : arms) {
+    for (Arm& a : both) {
       cur_ = &a.blk;
       blocks_.push_back(cur_);
       gc_vector<Atom> parts{a.result};
@@ -1324,6 +1346,12 @@ Atom Reverse::branch(IfNode* n) {
   for (int i = 0; i < 2; i++) {
     arms[i].d = make_var(intern("d"));
     backward(arms[i].blk, arms[i].result, arms[i].d, arms[i].adj, arms[i].order, arms[i].bwd);
+  }
+  if (top && !join) {
+    tail_branch_->taken = true;
+    tail_branch_->test = t;
+    tail_branch_->loc = n->loc;
+    return Atom{};  // the value is the arms' (pullback_clause)
   }
   Atom r = branch_join(n, b, t, arms);
   if (!join) return r;
@@ -1605,6 +1633,8 @@ void Reverse::backward(Block& b, const Atom& result, Var* d, Adj& adj, gc_vector
 }
 
 // One clause of J: the forward code, then (cons value (lambda (d) backward (cons dself dargs))).
+// With an if in tail position: (if t (cons value1 pullback1) (cons value2 pullback2)), each arm's
+// pullback its own backward code, then that of the code before the if.
 Node* Reverse::pullback_clause(LambdaClause* c, Var* self_out, Var** fvs, size_t nfv, gc_vector<Var*>* params,
                                Var* rest) {
   Block body;
@@ -1614,14 +1644,32 @@ Node* Reverse::pullback_clause(LambdaClause* c, Var* self_out, Var** fvs, size_t
   for (size_t i = 0; i < c->params.size(); i++)
     if (c->params[i]->assigned) make_cell(c->params[i], Atom{(*params)[i]});
   if (c->rest && c->rest->assigned) make_cell(c->rest, Atom{rest});
+  TailBranch tail;
+  tail_branch_ = &tail;
   Atom result = expr(c->body, true);
+  tail_branch_ = nullptr;
   cur_ = nullptr;
   blocks_.clear();
+  if (tail.taken) {
+    Node* arm_code[2];
+    for (int i = 0; i < 2; i++) {
+      BranchArm& a = tail.arms[i];
+      backward(body, Atom{}, nullptr, a.adj, a.order, a.bwd);
+      arm_code[i] = a.blk.fwd.get(gcall("cons", {atom(a.result), pullback(a.d, a.adj, a.bwd, self_out, fvs, nfv, params, rest)}));
+    }
+    return body.fwd.get(gc_new<IfNode>(atom(tail.test), arm_code[0], arm_code[1], tail.loc));
+  }
   Var* d = make_var(intern("d"));
   Adj adj;
   gc_vector<Var*> order;
   LetList out;
   backward(body, result, d, adj, order, out);
+  return body.fwd.get(gcall("cons", {atom(result), pullback(d, adj, out, self_out, fvs, nfv, params, rest)}));
+}
+
+// (lambda (d) out... (cons dself dargs)) from the cotangents the backward code `out` left in adj.
+LambdaNode* Reverse::pullback(Var* d, Adj& adj, LetList& out, Var* self_out, Var** fvs, size_t nfv,
+                              gc_vector<Var*>* params, Var* rest) {
   auto cot = [&](Var* v) -> Node* {
     auto it = adj.find(v);
     return it == adj.end() ? zero() : ref(it->second);
@@ -1644,7 +1692,7 @@ Node* Reverse::pullback_clause(LambdaClause* c, Var* self_out, Var** fvs, size_t
   pc->params.push_back(d);
   pc->body = out.get(gcall("cons", {dself, dargs}));
   pb->clauses.push_back(pc);
-  return body.fwd.get(gcall("cons", {atom(result), pb}));
+  return pb;
 }
 
 LambdaNode* Reverse::maker(LambdaNode* src, Var** fvs, const bool* boxed, size_t nfv) {

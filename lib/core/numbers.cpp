@@ -330,6 +330,8 @@ Value arith(Op op, Value a, Value b, const char* who) {
 }
 
 Value divide(Value a, Value b, const char* who) {
+  // two flonums, the common case of numeric code (gradients divide at every step): no kind tests
+  if (is_flonum(a) && is_flonum(b)) return make_flonum(flonum_value(a) / flonum_value(b));
   NumKind ka = check_num(who, a), kb = check_num(who, b);
   if (ka == kCpx || kb == kCpx) return cpx_divide(a, b, who);
   if (ka == kFlo || kb == kFlo) return make_flonum(to_double(a) / to_double(b));
@@ -1184,6 +1186,7 @@ uint64_t num_hash(Value v) {
 }
 
 Value num_negate(Value x) {
+  if (is_flonum(x)) return make_flonum(-flonum_value(x));
   switch (check_num("-", x)) {
     case kFix: return make_integer(-x.fixnum());
     case kBig: {
