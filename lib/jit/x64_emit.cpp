@@ -114,6 +114,9 @@ constexpr int32_t kFrameTop = int32_t(offsetof(Frame, top));
 constexpr int32_t kFrameDst = int32_t(offsetof(Frame, dst));
 constexpr int32_t kFrameProto = int32_t(offsetof(Frame, proto));
 constexpr int32_t kFrameSession = int32_t(offsetof(Frame, session));
+constexpr int32_t kInsnOp = int32_t(offsetof(Insn, op));
+constexpr int32_t kInsnA = int32_t(offsetof(Insn, a));
+constexpr int32_t kInsnSize = int32_t(sizeof(Insn));
 // Machine stack that nested machine-code calls may use in one run (16 bytes per call); deeper
 // calls jump instead of calling, and their returns go through the entries table.
 constexpr int32_t kMaxNativeStackBytes = 256 << 10;
@@ -1561,7 +1564,22 @@ class Emitter {
     if (Value prim = known_primitive(s); prim.bits != 0) inline_primitive(s, prim, false);
     poll(s.index);
     flush(pinned_live_in(k));
-    if (Known callee = known_closure(s); callee.proto) known_call(s, callee);
+    // A known callee's call is in line and falls through to the next instruction; the general
+    // call is then out of line (its guard fails only when the guess was wrong).
+    if (Known callee = known_closure(s); callee.proto) {
+      Label general = a_.newLabel();
+      known_call(s, callee, general);
+      slow_paths_.push_back(SlowPath{general, [this, s, exit, primitive, retry] {
+        general_call(s, exit, primitive, retry, false);
+      }});
+      return;
+    }
+    general_call(s, exit, primitive, retry, true);
+  }
+
+  // A call of whatever R[a] holds: checked for a compiled closure of matching fixed arity (else
+  // the primitive path or the interpreter), then the frame and the machine call.
+  void general_call(const Step& s, const Label& exit, const Label& primitive, const Label& retry, bool falls_through) {
     a_.bind(retry);
     check_compiled_callee(s, exit, primitive);
     // Room for the callee's frame and one more VM frame (the interpreter's limits).
@@ -1569,7 +1587,8 @@ class Emitter {
     caller_fp(rdi);
     a_.lea(r9, ptr(rdi, rcx, 0, int32_t(s.a) + 1));  // the callee's top + 1
     push_call_frame(s, exit);
-    machine_call(s, [this] { a_.jmp(qword_ptr(rdx, kJitEntry0)); }, [this] { a_.call(qword_ptr(rdx, kJitEntry0)); });
+    machine_call(s, [this] { a_.jmp(qword_ptr(rdx, kJitEntry0)); }, [this] { a_.call(qword_ptr(rdx, kJitEntry0)); },
+                 falls_through);
   }
 
   // A callee known_call can guard: the closure itself (from a global or a constant), or only
@@ -1585,18 +1604,16 @@ class Emitter {
   // drops machine code, engine/redefinition.cpp), the call skips the callee checks, knows the
   // callee's frame size, and a self call is a direct `call` to this code's start. Falls through
   // to the general call when the guard fails.
-  void known_call(const Step& s, Known callee) {
+  void known_call(const Step& s, Known callee, const Label& general) {
     Proto* q = callee.proto;
     bool self = q == p_;
-    Label general = a_.newLabel();
     Label exit = exit_label(s.index, false);
     known_guard(s, callee, general);
     caller_fp(rdi);
     a_.lea(r9, ptr(rdi, int32_t(s.a) + q->nregs + 1));  // the callee's top + 1
     push_call_frame(s, exit);
-    if (self) machine_call(s, [this] { a_.jmp(entry0_); }, [this] { a_.call(entry0_); });
-    else machine_call(s, [this] { a_.jmp(qword_ptr(rdx, kJitEntry0)); }, [this] { a_.call(qword_ptr(rdx, kJitEntry0)); });
-    a_.bind(general);
+    if (self) machine_call(s, [this] { a_.jmp(entry0_); }, [this] { a_.call(entry0_); }, true);
+    else machine_call(s, [this] { a_.jmp(qword_ptr(rdx, kJitEntry0)); }, [this] { a_.call(qword_ptr(rdx, kJitEntry0)); }, true);
   }
 
   // Jumps to `general` unless R[a] is still `callee` (for a callee known only by its Proto, a
@@ -1745,8 +1762,8 @@ class Emitter {
 
   // With rdi = this frame's fp and r9 = the callee's top + 1: checks the VM's frame and stack
   // limits (to the interpreter, which raises the Scheme error) and pushes the return frame
-  // Frame{pc + 1, fp, -, a, this Proto} (top is implied: Frame::resume_top); leaves r10 = the
-  // frame's address. The VM's
+  // Frame{pc + 1, fp, -, -, this Proto} (top and dst are implied: Frame::resume_top,
+  // result_slot); leaves r10 = the frame's address. The VM's
   // fp, top and cur_proto are not written: the callee's code implies its own (sync_vm_state).
   void push_call_frame(const Step& s, const Label& exit) {
     a_.cmp(r13, qword_ptr(rbx, kVmFramesSoftLimit));
@@ -1758,33 +1775,34 @@ class Emitter {
     a_.mov(r11, imm(reinterpret_cast<uint64_t>(p_->code + s.index + 1)));
     a_.mov(qword_ptr(r10, kFramePc), r11);
     a_.mov(qword_ptr(r10, kFrameFp), rdi);
-    a_.mov(qword_ptr(r10, kFrameDst), int32_t(s.a));
     a_.mov(r11, imm(reinterpret_cast<uint64_t>(p_)));
     a_.mov(qword_ptr(r10, kFrameProto), r11);
   }
 
   // Enters the callee with the frame at r10 pushed: a machine `call` while the run's machine
   // stack is small (the frame records this run's session, so the callee's return may `ret`),
-  // else a jump (session 0: the return goes through the entries table). After the `ret`, r12 is
-  // this frame's again (the callee's frame starts at R[a]) and the result is in rax.
-  void machine_call(const Step& s, const std::function<void()>& jump, const std::function<void()>& call_insn) {
-    Label deep = a_.newLabel();
+  // else a jump, out of line (session 0: the return goes through the entries table). r12 is
+  // pushed around the `call` (16 bytes a call keep rsp 16-byte aligned in the callee): a callee
+  // returns with its own r12 (R + a), the pop makes it this frame's again. The result is in rax.
+  // Unless `falls_through`, ends with a jump to the next instruction.
+  void machine_call(const Step& s, const std::function<void()>& jump, const std::function<void()>& call_insn,
+                    bool falls_through) {
     std::vector<uint16_t> after_live = pinned_live_out(position_of(s.index));
+    Label deep = slow_path([this, s, jump] {
+      a_.mov(qword_ptr(r10, kFrameSession), 0);
+      a_.lea(r12, ptr(r12, int32_t(s.a) * 8));
+      jump();
+    });
     a_.cmp(rsp, qword_ptr(rbx, kVmJitStackFloor));
     a_.jb(deep);
     a_.mov(qword_ptr(r10, kFrameSession), r14);
+    a_.push(r12);
     a_.lea(r12, ptr(r12, int32_t(s.a) * 8));
-    a_.sub(rsp, 8);  // keeps rsp 16-byte aligned in the callee
     call_insn();
-    a_.add(rsp, 8);
-    a_.lea(r12, ptr(r12, -int32_t(s.a) * 8));
+    a_.pop(r12);
     reload(after_live, s.a);
     st(s.a, rax);
-    a_.jmp(labels_[size_t(s.index + 1)]);
-    a_.bind(deep);
-    a_.mov(qword_ptr(r10, kFrameSession), 0);
-    a_.lea(r12, ptr(r12, int32_t(s.a) * 8));
-    jump();
+    if (!falls_through) a_.jmp(labels_[size_t(s.index + 1)]);
   }
 
   // The value R[a] was loaded with just before the call at s, within its basic block: the
@@ -2119,7 +2137,13 @@ class Emitter {
     a_.jz(barrier);
     a_.mov(r8, qword_ptr(rbx, kVmStack));
     a_.lea(r12, ptr(r8, rdx, 3));
+    // Frame::result_slot: after a call instruction, its register.
+    Label dst_set = a_.newLabel();
     a_.mov(rdx, qword_ptr(rcx, kFrameDst));
+    a_.cmp(word_ptr(rdi, kInsnOp - kInsnSize), uint16_t(Op::kCall));
+    a_.jne(dst_set);
+    a_.movzx(edx, word_ptr(rdi, kInsnA - kInsnSize));
+    a_.bind(dst_set);
     a_.mov(ptr(r12, rdx, 3), rax);
     a_.cmp(byte_ptr(rbx, kVmJitActive), 0);
     a_.je(interpreted);

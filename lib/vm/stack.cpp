@@ -257,7 +257,7 @@ Value VmImpl::capture_escape(const Insn* ret_pc, int64_t dst, bool tail) {
 const Insn* VmImpl::reinstate(Continuation* k, Value v) {
   if (k->escape_only()) {
     auto same = [](const Frame& a, const Frame& b) {
-      return a.pc == b.pc && a.fp == b.fp && a.resume_top() == b.resume_top() && a.dst == b.dst && a.proto == b.proto &&
+      return a.pc == b.pc && a.fp == b.fp && a.resume_top() == b.resume_top() && (!a.pc || a.result_slot() == b.result_slot()) && a.proto == b.proto &&
              (a.session & ~kFrameMarked) == (b.session & ~kFrameMarked);
     };
     if (nframes < k->nframes || (k->nframes > 0 && !same(frames[k->nframes - 1], k->frames()[0])))

@@ -27,12 +27,16 @@ struct Frame {
   // with its top at fp + proto->nregs (Frame::resume_top): what the interpreter had raised it to
   // for an `apply` in that frame is dead once the call returned. Machine code does not write it.
   int64_t top;
-  int64_t dst;     // the caller's register (relative to fp) that receives the result
+  // The caller's register (relative to fp) that receives the result, read only when pc does not
+  // follow a call instruction (a handler's frame, vm/call.cpp raise_from_error); after a call it
+  // is that call's register (Frame::result_slot). Machine code does not write it.
+  int64_t dst;
   Proto* proto;    // the caller's code
   // Nonzero: pushed by a machine-code call in JIT run `session` (VmImpl::jit_session), which
   // also left a machine return address; a return in that same run may then use `ret`.
   uint64_t session = 0;
   int64_t resume_top() const { return pc && proto ? fp + proto->nregs : top; }
+  int64_t result_slot() const { return pc[-1].op == Op::kCall ? pc[-1].a : dst; }  // pc not null
 };
 // A Frame::session with this bit: pushed by a machine call of that run (a machine return address
 // is waiting), and captured since, so its return goes through the slow path, which lowers
@@ -153,7 +157,7 @@ struct VmImpl {
       barrier_value = v;
       return nullptr;
     }
-    stack[fp + f.dst] = v;
+    stack[fp + f.result_slot()] = v;
     return f.pc;
   }
   // The result of a call that ran no frame of its own (a primitive, a parameter): a tail call
