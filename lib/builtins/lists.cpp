@@ -364,7 +364,7 @@ const PrimDef kListPrims[] = {
     {"eq?", p_eq, 2, 2, kPureFold,
      kFacts.inline_as(InlineOp::kEq).structural(Structure::kEq)},
     {"eqv?", p_eqv, 2, 2, kPureFold,
-     kFacts.structural(Structure::kEq, TypeTest::kOther, true)},
+     kFacts.structural(Structure::kEq, TypeTest::kOther, true).jit_as(JitRecipe::kEqv)},
     {"equal?", p_equal, 2, 2, kPureFold, kFacts.structural(Structure::kEqual)},
     {"not", p_not, 1, 1, kPureFold,
      kFacts.inline_as(InlineOp::kNot).structural(Structure::kNot)},

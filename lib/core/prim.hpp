@@ -74,6 +74,11 @@ enum class JitRecipe : uint8_t {
   kNumber,       // number?
   kEof,          // eof-object?
   kCharCompare,  // two characters compared by `compare`
+  kExactInteger, // exact-integer?: a fixnum or a bignum
+  kEqv,          // eqv?: eq?, else #f unless both are heap numbers (then the call)
+  kQuotient,     // two fixnums, divisor not 0 or -1: truncating quotient
+  kRemainder,    //   ... the remainder with the dividend's sign
+  kModulo,       //   ... the remainder with the divisor's sign
 };
 enum class Compare : uint8_t { kEq, kLt, kGt, kLe, kGe };
 // Shape folds (passes/fold_constants.cpp): (measure (maker arg ...)) is the length the maker was

@@ -1845,7 +1845,20 @@ class Emitter {
     return recipe_argc(pr->facts.jit) != s.b ? Value{0} : v;
   }
 
-  static int recipe_argc(JitRecipe r) { return r == JitRecipe::kCharCompare ? 2 : 1; }
+  static int recipe_argc(JitRecipe r) {
+    switch (r) {
+      case JitRecipe::kCharCompare: case JitRecipe::kEqv:
+      case JitRecipe::kQuotient: case JitRecipe::kRemainder: case JitRecipe::kModulo:
+        return 2;
+      default:
+        return 1;
+    }
+  }
+  // A recipe whose result is a value, not a truth: never fused with the branch testing it.
+  static bool recipe_gives_value(JitRecipe r) {
+    return r == JitRecipe::kCxr || r == JitRecipe::kQuotient || r == JitRecipe::kRemainder ||
+           r == JitRecipe::kModulo;
+  }
   // On the characters' bits (code point << 3 | 2), unsigned.
   static CondCode char_condition(Compare c) {
     switch (c) {
@@ -1909,7 +1922,7 @@ class Emitter {
     // itself: no boolean is made, stored and compared.
     Label yes, no, store = a_.newLabel();
     size_t k = position_of(s.index);
-    bool fused = !tail && r.jit != JitRecipe::kCxr && k + 1 < lp_.steps.size() &&
+    bool fused = !tail && !recipe_gives_value(r.jit) && k + 1 < lp_.steps.size() &&
                  lp_.steps[k + 1].op == Op::kJumpIfFalse && lp_.steps[k + 1].a == s.a && lp_.live.valid() &&
                  !holds_argument(p_, s.a) && !lp_.live.live_out(k + 1, s.a);
     if (fused) {
@@ -1968,6 +1981,62 @@ class Emitter {
         a_.j(negate(char_condition(r.compare)), no);
         a_.jmp(yes);
         break;
+      case JitRecipe::kExactInteger:
+        a_.test(al, 1);
+        a_.jnz(yes);
+        check_type(rax, Type::Bignum, no);
+        a_.jmp(yes);
+        break;
+      case JitRecipe::kEqv:
+        // core/equality.cpp's eqv: the same object, or two heap numbers compared by value.
+        ld(rcx, s.a + 2);
+        a_.cmp(rax, rcx);
+        a_.je(yes);
+        a_.mov(edx, eax);
+        a_.or_(edx, ecx);
+        a_.test(dl, 7);
+        a_.jnz(no);
+        a_.movzx(edx, byte_ptr(rax));
+        a_.sub(edx, int32_t(Type::Flonum));
+        a_.cmp(edx, int32_t(Type::Compnum) - int32_t(Type::Flonum));
+        a_.jbe(general);
+        a_.jmp(no);
+        break;
+      case JitRecipe::kQuotient: case JitRecipe::kRemainder: case JitRecipe::kModulo: {
+        // Two fixnums and a divisor other than 0 (the call raises the error) and -1 (the
+        // quotient of the least fixnum is not one); idiv truncates, modulo then moves a nonzero
+        // remainder whose sign differs from the divisor's by the divisor. Anything else: the call.
+        ld(rcx, s.a + 2);
+        a_.mov(edx, eax);
+        a_.and_(edx, ecx);
+        a_.test(dl, 1);
+        a_.jz(general);
+        a_.mov(rsi, rcx);
+        a_.sar(rsi, 1);
+        a_.lea(rdx, ptr(rsi, 1));
+        a_.cmp(rdx, 1);
+        a_.jbe(general);  // divisor + 1 in {0, 1}
+        a_.sar(rax, 1);
+        a_.cqo();
+        a_.idiv(rdx, rax, rsi);
+        if (r.jit == JitRecipe::kQuotient) {
+          a_.lea(rax, ptr(rax, rax, 0, 1));
+        } else {
+          if (r.jit == JitRecipe::kModulo) {
+            Label done = a_.newLabel();
+            a_.test(rdx, rdx);
+            a_.jz(done);
+            a_.mov(rax, rdx);
+            a_.xor_(rax, rsi);
+            a_.jns(done);
+            a_.add(rdx, rsi);
+            a_.bind(done);
+          }
+          a_.lea(rax, ptr(rdx, rdx, 0, 1));
+        }
+        a_.jmp(store);
+        break;
+      }
       case JitRecipe::kNone:
         break;
     }
