@@ -54,7 +54,7 @@ constexpr int64_t kStaticDataItems = 100000;
 // residual size or the C stack runs out, has that unfolding undone and the call specialized (a
 // memoized helper, generalized by the whistle) instead; at most kMaxRecoveries times per request,
 // then the whole request gives up.
-constexpr int kMaxUnfoldDepth = 2000;
+constexpr int kMaxUnfoldDepth = 4096;
 constexpr int kMaxRecoveries = 4;
 
 // Calls under dynamic control are unfolded, not specialized, when the callee cannot reach itself
@@ -66,6 +66,10 @@ constexpr size_t kDynUnfoldBodyLimit = 120;
 // same lambda in progress in outer worlds, the nearest first (Specializer::repeats_outer_unfolding:
 // an interpreted loop's body becomes a helper its first call enters).
 constexpr int kOuterUnfoldingProbes = 16;
+// Such a call undoes the outer unfolding, which becomes the loop's helper (Specializer::EnterLoop);
+// past this many per request the call makes its own helper inside (the outer unfolding then
+// enters it when it ends: loop_helper).
+constexpr int kMaxLoopEntries = 64;
 
 // ---- per-request options ------------------------------------------------------------------------
 // (specialize* f fixed options) may change some limits for one request (api.cpp parses the alist;

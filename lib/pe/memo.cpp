@@ -700,6 +700,7 @@ Entry* Specializer::build_helper(const Callee& c, size_t clause, KeyBuild& kb, E
     e->static_result = true;
     e->result_value = r->value;
   }
+  e->plain_result = r->kind == PKind::Dyn && !r->choice_test && !r->known_number && !r->known_char;
   rc->body = finish(block_, lift(r));
   LambdaNode* code = gc_new<LambdaNode>(c.lam->name, c.lam->loc);
   code->clauses.push_back(rc);
@@ -715,6 +716,7 @@ Entry* Specializer::build_helper(const Callee& c, size_t clause, KeyBuild& kb, E
   }
   e->pending = false;
   pop.done = true;
+  finished_[mix(reinterpret_cast<uintptr_t>(c.lam), clause)]++;
   return e;
 }
 
@@ -722,6 +724,7 @@ void Specializer::kill(Entry* e) {
   if (e->dead) return;
   e->dead = true;
   variants_[mix(reinterpret_cast<uintptr_t>(e->lam), e->clause)]--;
+  if (!e->pending) finished_[mix(reinterpret_cast<uintptr_t>(e->lam), e->clause)]--;
   auto range = memo_.equal_range(e->hash);
   for (auto it = range.first; it != range.second; ++it)
     if (it->second == e) {
@@ -800,10 +803,10 @@ bool Specializer::has_views(PVal* v, int depth) {
   }
 }
 
-bool Specializer::repeats_outer_unfolding(const Callee& c, size_t clause, gc_vector<PVal*>& args) {
-  if (pending_.empty()) return false;
+uint64_t Specializer::repeats_outer_unfolding(const Callee& c, size_t clause, gc_vector<PVal*>& args) {
+  if (pending_.empty()) return 0;
   auto it = unfoldings_.find(c.lam);
-  if (it == unfoldings_.end() || it->second.empty() || it->second.front().world >= pending_.size()) return false;
+  if (it == unfoldings_.end() || it->second.empty() || it->second.front().world >= pending_.size()) return 0;
   KeyBuild mine;
   mine.probe = true;
   bool built = false;
@@ -814,6 +817,7 @@ bool Specializer::repeats_outer_unfolding(const Callee& c, size_t clause, gc_vec
   for (size_t k = it->second.size(); k-- > 0;) {
     Unfolding& u = it->second[k];
     if (u.world >= pending_.size()) continue;  // this world's own unfoldings: a static recursion
+    if (u.id == 0) continue;                    // undone, being specialized instead
     if (++probes > kOuterUnfoldingProbes) break;
     // An outer call that knew fields read by residual code cannot enter a helper made here
     // (loop_helper): its key there has views this world cannot see.
@@ -845,13 +849,13 @@ bool Specializer::repeats_outer_unfolding(const Callee& c, size_t clause, gc_vec
     if (u.keyed != 1) continue;
     if (!built) {
       gc_vector<PVal*> slots;
-      if (!call_slots(c, args, slots) || !build_key(c, clause, slots, mine, true)) return false;
+      if (!call_slots(c, args, slots) || !build_key(c, clause, slots, mine, true)) return 0;
       built = true;
     }
     if (u.key->size() == mine.items.size() && u.slot_start->size() == mine.slot_start.size()) {
       bool same = true;
       for (size_t i = 0; i < mine.items.size() && same; i++) same = item_equal((*u.key)[i], mine.items[i]);
-      if (same) return true;
+      if (same) return u.id;
     }
     // This call is more general than the outer one: its helper is the outer call's loop too.
     // (A more general key has at most as many items: a hole stands for a whole subtree.)
@@ -859,9 +863,9 @@ bool Specializer::repeats_outer_unfolding(const Callee& c, size_t clause, gc_vec
     KeyBuild theirs;
     theirs.items = *u.key;
     theirs.slot_start = *u.slot_start;
-    if (covers(mine.items, mine.slot_start, theirs)) return true;
+    if (covers(mine.items, mine.slot_start, theirs)) return kMoreGeneral;
   }
-  return false;
+  return 0;
 }
 
 bool Specializer::generalize_call_to(Entry* v, gc_vector<PVal*>& slots, const KeyBuild& kb, std::vector<bool>& at) {
@@ -884,6 +888,29 @@ bool Specializer::generalize_call_to(Entry* v, gc_vector<PVal*>& slots, const Ke
     changed = changed || here;
   }
   return changed;
+}
+
+bool Specializer::enters_helper(const Callee& c, size_t clause, gc_vector<PVal*>& args) {
+  auto f = finished_.find(mix(reinterpret_cast<uintptr_t>(c.lam), clause));
+  bool any = f != finished_.end() && f->second > 0;
+  for (size_t k = pending_.size(); k-- > 0 && !any;) any = pending_[k]->lam == c.lam && pending_[k]->clause == clause;
+  if (!any) return false;
+  gc_vector<PVal*> slots;
+  if (!call_slots(c, args, slots)) return false;
+  KeyBuild kb;
+  kb.probe = true;
+  if (!build_key(c, clause, slots, kb, true)) return false;
+  Entry* e = lookup(kb, c.lam, clause, c.runtime);
+  // A pending helper with this key: unfolding would peel one iteration of it, whose paths end
+  // in calls of it (a dynamic result) or unfold again until a budget stops them.
+  if (!e || !(e->pending || e->static_result || e->plain_result)) return false;
+  if (e->pending) return true;  // as under dynamic control: objects passed materialized
+  for (PVal* in : kb.inputs) {
+    if (in->kind == PKind::Dyn) continue;
+    if (in->kind == PKind::Closure && !in->escaped && !e->closures_escaped) continue;  // passed as #f
+    return false;  // an object would be materialized, a box escape
+  }
+  return true;
 }
 
 Entry* Specializer::loop_helper(const Callee& c, size_t clause, gc_vector<PVal*>& args, size_t from) {

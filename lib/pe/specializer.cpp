@@ -218,30 +218,34 @@ PVal* Specializer::pe_if(IfNode* n, PEnv* env) {
     std::vector<PVal*> then_boxes, else_boxes;
     std::vector<BoxState> then_states, else_states;
     dyn_depth_++;
-    block_ = then_b;
     uint64_t e0 = epoch_, e1;
     Node* then_res;
     Node* else_res;
-    {
-      FactScope scope(this);  // each arm knows how the test came out (facts.cpp)
-      if (!t->choice_test) learn_test(t, true);
-      r1 = pe(n->then, env);
-      then_res = lift(r1);
-    }
-    touched_boxes(f.trail_mark, f.seq, then_boxes);
-    for (PVal* b : then_boxes) then_states.push_back(b->box);
-    box_undo(f.trail_mark, f.seq);
-    e1 = epoch_;
-    epoch_ = e0;  // the else arm runs instead of the then arm
+    // The else arm is built first. A helper an else arm makes is then finished before the then
+    // arm goes deeper: the KMP matcher's restart after a mismatch at position k unfolds into the
+    // state of the restart after position k-1, whose helper it enters (enters_helper) instead of
+    // unfolding the whole cascade again (O(m^2) work for a pattern of m characters, not O(m^3)).
     block_ = else_b;
     {
-      FactScope scope(this);
+      FactScope scope(this);  // each arm knows how the test came out (facts.cpp)
       if (!t->choice_test) learn_test(t, false);
       r2 = pe(n->otherwise, env);
       else_res = lift(r2);
     }
     touched_boxes(f.trail_mark, f.seq, else_boxes);
     for (PVal* b : else_boxes) else_states.push_back(b->box);
+    box_undo(f.trail_mark, f.seq);
+    e1 = epoch_;
+    epoch_ = e0;  // the then arm runs instead of the else arm
+    block_ = then_b;
+    {
+      FactScope scope(this);
+      if (!t->choice_test) learn_test(t, true);
+      r1 = pe(n->then, env);
+      then_res = lift(r1);
+    }
+    touched_boxes(f.trail_mark, f.seq, then_boxes);
+    for (PVal* b : then_boxes) then_states.push_back(b->box);
     box_undo(f.trail_mark, f.seq);
     if (!then_boxes.empty() || !else_boxes.empty()) {
       std::vector<PVal*> all(then_boxes);
@@ -474,9 +478,18 @@ PVal* Specializer::known_call(const Callee& c, gc_vector<PVal*>& args, bool forc
     for (size_t i = args.size(); i-- > cl->params.size();) rest = make_pair(args[i], rest);
     packed.push_back(rest);
   }
-  if (force_specialize || no_unfold_.count(c.lam) || (dyn_depth_ > 0 && !unfold_under_control(c)) ||
-      (dyn_depth_ == 0 && repeats_outer_unfolding(c, index, packed)))
+  if (force_specialize || no_unfold_.count(c.lam) || (dyn_depth_ > 0 && !unfold_under_control(c)))
     return specialize_call(c, index, packed);
+  if (dyn_depth_ == 0) {
+    if (uint64_t outer = repeats_outer_unfolding(c, index, packed)) {
+      if (outer != kMoreGeneral && loop_entries_ < kMaxLoopEntries) {
+        loop_entries_++;
+        throw EnterLoop{outer};
+      }
+      return specialize_call(c, index, packed);
+    }
+  }
+  if (enters_helper(c, index, packed)) return specialize_call(c, index, packed);
   return unfold(c, index, packed);
 }
 
@@ -564,7 +577,9 @@ PVal* Specializer::unfold(const Callee& c, size_t clause, gc_vector<PVal*>& args
   bool views0 = false;
   for (PVal* a : args) views0 = views0 || has_views(a);
   if (!c.runtime.is_true()) views0 = views0 || has_views(c.closure);
+  uint64_t id = ++unfolding_ids_;
   guard.stack.push_back(Unfolding{c, clause, &args, pending_.size(), views0});
+  guard.stack.back().id = id;
   depth++;
   bool outermost = depth == 1;
   Block* saved_block = block_;
@@ -593,6 +608,16 @@ PVal* Specializer::unfold(const Callee& c, size_t clause, gc_vector<PVal*>& args
     boxes_.resize(f0.nboxes);
     mutation();  // fields read by the dropped code name variables that no longer exist
     cover_ = loop;
+  } catch (EnterLoop& el) {
+    // A helper made inside repeats this call: it is a loop, whose helper this call is, built
+    // before what is inside it (a matcher's restart helpers then find the loop pending).
+    if (el.id != id) throw;
+    block_ = saved_block;
+    dyn_depth_ = saved_dyn;
+    block_->truncate(start);
+    box_undo(f0.trail_mark, f0.seq);
+    boxes_.resize(f0.nboxes);
+    mutation();  // fields read by the dropped code name variables that no longer exist
   } catch (Exhausted& ex) {
     // The outermost unfolding of the runaway lambda undoes its work and specializes the call.
     if (!outermost || ex.runaway != c.lam || recoveries_ >= kMaxRecoveries) throw;
@@ -610,6 +635,7 @@ PVal* Specializer::unfold(const Callee& c, size_t clause, gc_vector<PVal*>& args
     size_ = size0;
     no_unfold_.insert(c.lam);
   }
+  guard.stack.back().id = 0;  // undone: no longer an unfolding a call can repeat
   return specialize_call(c, clause, args);
 }
 

@@ -100,6 +100,9 @@ struct Entry {
   // (the call stays, for what it does).
   bool static_result = false;
   Value result_value = kFalse;
+  // The finished helper returns a plain dynamic value (nothing known about it): a call with its
+  // key that would be unfolded may call it instead and lose nothing (enters_helper).
+  bool plain_result = false;
   // The key's rigid atoms (whistle.hpp), listed at the first whistle test: 0 not yet, 1 listed,
   // 2 too large to list.
   uint8_t rigid_state = 0;
@@ -437,6 +440,12 @@ class Specializer : public ExprFunctor<PVal*(Node*, PEnv*)> {
   // more general: the loop an outermost unfolding entered (its first iteration need not stay
   // unfolded), or null.
   Entry* loop_helper(const Callee& c, size_t clause, gc_vector<PVal*>& args, size_t from);
+  // Whether a call about to be unfolded has the key of a pending helper, or of a finished one
+  // whose result is a plain dynamic value (or static) and that takes only dynamic values:
+  // unfolding would build that helper's body again (the KMP matcher's restart cascade), so the
+  // call enters it.
+  bool enters_helper(const Callee& c, size_t clause, gc_vector<PVal*>& args);
+  std::unordered_map<uint64_t, int> finished_;  // finished helpers per (lambda, clause)
   // Unfoldings in progress, per lambda, outermost first, each with the helper depth
   // (pending_.size()) it runs at. A helper's body that is about to unfold a call repeating one
   // of them from an outer world (an interpreter's loop helper, keyed on the call expression,
@@ -456,9 +465,21 @@ class Specializer : public ExprFunctor<PVal*(Node*, PEnv*)> {
     uint8_t keyed = 0;
     gc_vector<KeyItem>* key = nullptr;
     gc_vector<uint32_t>* slot_start = nullptr;
+    uint64_t id = 0;  // EnterLoop's target
   };
+  // Thrown by a helper's body whose call repeats an outer unfolding: that unfolding is undone
+  // and becomes the loop's helper (unfold), which the repeating call then enters.
+  struct EnterLoop {
+    uint64_t id;
+  };
+  uint64_t unfolding_ids_ = 0;
+  int loop_entries_ = 0;  // EnterLoops thrown (bounded: each undoes work)
   std::unordered_map<LambdaNode*, root_vector<Unfolding>> unfoldings_;  // scanned: keys are GC data
-  bool repeats_outer_unfolding(const Callee& c, size_t clause, gc_vector<PVal*>& args);
+  // The id of the outer unfolding the call repeats with the same key, kMoreGeneral when the
+  // call is more general than one (its helper, made here, is the outer call's loop too:
+  // loop_helper), or 0.
+  static constexpr uint64_t kMoreGeneral = ~uint64_t(0);
+  uint64_t repeats_outer_unfolding(const Callee& c, size_t clause, gc_vector<PVal*>& args);
   // Whether `v` holds a dynamic pair whose fields residual code read in this epoch (a key would
   // encode it as a view). Such knowledge lasts until the epoch changes: a key made at the end
   // of an unfolding may have lost it, so loop_helper does not compare it with the start.
