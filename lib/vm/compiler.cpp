@@ -27,6 +27,20 @@ namespace {
 constexpr int kMaxRegisters = 65000;
 constexpr int kMaxConstants = 65000;
 
+bool only_tail_called(Node* n, Var* v, size_t nargs, bool tail, int depth);
+
+// A letrec compiled as a loop in its procedure's frame (FnCompiler::loop_letrec): one variable,
+// not assigned, bound to a one-clause lambda without rest parameter that is only called, in tail
+// position of its own body and of the letrec's body. Its lambda makes no closure.
+bool loop_shape(LetNode* l) {
+  if (l->vars.size() != 1 || l->vars[0]->assigned || l->inits[0]->kind != NodeKind::Lambda) return false;
+  auto* lam = static_cast<LambdaNode*>(l->inits[0]);
+  if (lam->clauses.size() != 1 || lam->clauses[0]->rest) return false;
+  LambdaClause* c = lam->clauses[0];
+  return only_tail_called(c->body, l->vars[0], c->params.size(), true, 0) &&
+         only_tail_called(l->body, l->vars[0], c->params.size(), true, 0);
+}
+
 // ---- analysis: free variables (the toolkit's scan), captured and boxed variables, self references
 
 class Analysis : public FreeVariables {
@@ -47,9 +61,9 @@ class Analysis : public FreeVariables {
   void finish() {
     for (auto& [lam, info] : lambdas)
       for (LambdaClause* c : lam->clauses)
-        if (c->body->kind == NodeKind::Lambda) {
-          for (Var* p : c->params) own_candidate(p, static_cast<LambdaNode*>(c->body));
-          if (c->rest) own_candidate(c->rest, static_cast<LambdaNode*>(c->body));
+        for (LambdaNode* made : made_first(c->body)) {
+          for (Var* p : c->params) own_candidate(p, made);
+          if (c->rest) own_candidate(c->rest, made);
         }
     for (auto [v, lam] : candidates_) {
       auto it = ref_lambda_.find(v);
@@ -66,8 +80,8 @@ class Analysis : public FreeVariables {
   }
   void visit_let(LetNode* l) override {
     FreeVariables::visit_let(l);
-    if (l->body->kind == NodeKind::Lambda)
-      for (Var* v : l->vars) own_candidate(v, static_cast<LambdaNode*>(l->body));
+    for (LambdaNode* made : made_first(l->body))
+      for (Var* v : l->vars) own_candidate(v, made);
   }
   void visit_letrec(LetNode* l) override {
     bool all_lambdas = true;
@@ -75,6 +89,8 @@ class Analysis : public FreeVariables {
       if (l->inits[i]->kind != NodeKind::Lambda || l->vars[i]->assigned) all_lambdas = false;
     for (Var* v : l->vars) bind(v);
     if (all_lambdas) fixable.insert(l);
+    // A loop's body is compiled in the frame of the lambda around it (loop_letrec).
+    if (loop_shape(l)) in_frame_.insert(static_cast<LambdaNode*>(l->inits[0]));
     for (size_t i = 0; i < l->vars.size(); i++) {
       if (all_lambdas) {
         auto* lam = static_cast<LambdaNode*>(l->inits[i]);
@@ -100,25 +116,49 @@ class Analysis : public FreeVariables {
   }
 
  private:
-  // An assigned variable whose binder's body is the lambda `lam` (a let's body, a procedure's
-  // body): kept in `lam`'s closure when every reference is in `lam`'s own code, not in a lambda
-  // nested in it. Then nothing else reads or writes the variable, and each binding makes exactly
-  // one closure right away, so the slot is the only copy of the location — also when a
-  // continuation is re-entered: no call runs between the binding and the closure, so no
-  // continuation is captured there, and one captured later finds the same closure on re-entry.
-  // Two closures, a nested lambda, a reference in the binder's body or a letrec keep the box.
+  // An assigned variable whose binder's body makes the closure `lam` before anything else runs
+  // (made_first): kept in `lam`'s closure when every reference is in `lam`'s own code (its
+  // loops included, not a lambda nested in it). Then nothing else reads or writes the variable,
+  // and each binding makes exactly one such closure right away, so the slot is the only copy of
+  // the location — also when a continuation is re-entered: no call runs between the binding and
+  // the closure, so no continuation is captured there, and one captured later finds the same
+  // closure on re-entry. Two closures, a nested lambda, a reference in the binder's body or a
+  // variable bound by letrec keep the box.
   void own_candidate(Var* v, LambdaNode* lam) {
     if (v->assigned) candidates_.push_back({v, lam});
   }
+  // The closures a binder's body makes before it runs any other code: the body itself when it is
+  // a lambda, or the lambdas of a letrec of lambdas that is not a loop (no call runs between
+  // its closures; kFixClosure only ties their slots).
+  std::vector<LambdaNode*> made_first(Node* body) {
+    if (body->kind == NodeKind::Lambda) return {static_cast<LambdaNode*>(body)};
+    if (body->kind != NodeKind::Letrec) return {};
+    auto* l = static_cast<LetNode*>(body);
+    std::vector<LambdaNode*> out;
+    for (Node* init : l->inits) {
+      if (init->kind != NodeKind::Lambda) return {};
+      out.push_back(static_cast<LambdaNode*>(init));
+    }
+    for (Var* v : l->vars)
+      if (v->assigned) return {};
+    if (loop_shape(l)) return {};
+    return out;
+  }
   void note_ref(Var* v) {
     if (ref(v)) v->captured = true;
-    // The innermost lambda of all references so far; null once two differ.
-    LambdaNode* at = stack_.empty() ? nullptr : stack_.back();
+    // The innermost lambda of all references so far that makes a frame; null once two differ.
+    LambdaNode* at = nullptr;
+    for (size_t k = stack_.size(); k-- > 0;)
+      if (!in_frame_.count(stack_[k])) {
+        at = stack_[k];
+        break;
+      }
     auto [it, fresh] = ref_lambda_.emplace(v, at);
     if (!fresh && it->second != at) it->second = nullptr;
   }
   std::unordered_map<Var*, LambdaNode*> ref_lambda_;
   std::vector<std::pair<Var*, LambdaNode*>> candidates_;
+  std::unordered_set<LambdaNode*> in_frame_;  // loops' lambdas (loop_shape)
 };
 
 // ---- loops: a named let in tail position compiled in its procedure's frame ------------------
@@ -612,7 +652,14 @@ class FnCompiler {
       c->free_boxed = p->free_boxed;
       c->free_assigned = p->free_assigned;
     }
-    emit(Op::kClosure, uint16_t(dst), konst(make_ptr(p)));
+    // A lambda without free variables needs no new closure each time: one made now is a
+    // constant (procedures are compared by identity only where the program keeps one, R7RS 6.1
+    // leaves eqv? on two evaluations of one lambda open, and Chez Scheme shares them too).
+    // The Proto stays among the constants too: walks over the code tree (redefinition, the
+    // JIT's compile of a tree, disassemble) find child code there.
+    uint16_t code_k = konst(make_ptr(p));
+    if (info.free.empty()) emit(Op::kConst, uint16_t(dst), konst(::quasi::make_closure(p, 0)));
+    else emit(Op::kClosure, uint16_t(dst), code_k);
     return p;
   }
 
@@ -791,13 +838,10 @@ class FnCompiler {
   // a call in tail position of body gives what body gives. What changes is only what a
   // backtrace shows: the loop runs in its procedure's frame, as after a tail call in any case.
   bool loop_letrec(LetNode* l, int dst, bool tail) {
-    if (l->vars.size() != 1 || l->vars[0]->assigned || l->inits[0]->kind != NodeKind::Lambda) return false;
+    if (!loop_shape(l)) return false;
     auto* lam = static_cast<LambdaNode*>(l->inits[0]);
-    if (lam->clauses.size() != 1 || lam->clauses[0]->rest) return false;
     LambdaClause* c = lam->clauses[0];
     Var* f = l->vars[0];
-    if (!only_tail_called(c->body, f, c->params.size(), true, 0) || !only_tail_called(l->body, f, c->params.size(), true, 0))
-      return false;
     int base = alloc(int(c->params.size()));
     for (size_t k = 0; k < c->params.size(); k++) bind_reg(c->params[k], base + int(k));
     Exit exit{dst, {}};

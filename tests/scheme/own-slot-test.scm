@@ -1,7 +1,9 @@
 ;;; own-slot-test.scm — assigned variables kept in their closure's own slot (vm/compiler.cpp,
-;;; Analysis::own): a variable assigned only inside the one lambda that is its binder's body
-;;; (a memo thunk's `done` and `v`, a counter's parameter) needs no box; the closure's slot is
-;;; the location and set! writes it in place (kSetFree).
+;;; Analysis::own): a variable assigned only inside the one closure its binder's body makes first
+;;; (the body itself, or a lambda of a letrec of lambdas there: a memo thunk's `done` and `v`, a
+;;; counter's parameter, an internal define) — in its own code or its loops — needs no box; the
+;;; closure's slot is the location and set! writes it in place (kSetFree). Also: a lambda without
+;;; free variables is one constant closure.
 ;;;
 ;;; Differential: every program is evaluated twice, as written and with a never-taken reference
 ;;; to its state variables in their binder's body before the closure — which keeps the boxes. Both must
@@ -46,7 +48,7 @@
 ;; The program shapes: (lambda (esc) program), a procedure of (x y), random choices made once.
 (define (os-shape)
   (let ((n (+ 1 (os-rand 6))) (op (os-pick '(+ - * max))))
-    (case (os-rand 17)
+    (case (os-rand 22)
       ;; A memo thunk (pe-lazy's delay-thunk) forced n times: evaluated once.
       ((0) (lambda (esc)
              `(lambda (x y)
@@ -186,6 +188,68 @@
                    (lambda (l) (for-each (lambda (e) (set! s (,op s e))) l) (set! s (list s)) s))
                  (let ((g (make x)))
                    (list (g (list 1 2 ,n)) (os-outcome (lambda () (g (list y)))))))))
+      ;; A counter made by an internal define (the binder's body is a letrec of lambdas).
+      ((16) (lambda (esc)
+              `(lambda (x y)
+                 (define (make-counter c)
+                   ,@(os-esc esc '(c))
+                   (letrec ((next (lambda (d) (set! c (,op c d)) (if (> d 100) (next (- d 100)) c)))
+                            (peek (lambda () (list 'peek (next 0)))))
+                     (cons next peek)))
+                 (let ((p (make-counter x)))
+                   (list ((car p) 1) ((cdr p)) ((car p) y) ((car p) 250) ((cdr p)))))))
+      ;; Two lambdas of one letrec both use the variable: a box.
+      ((17) (lambda (esc)
+              `(lambda (x y)
+                 (define (make s)
+                   ,@(os-esc esc '(s))
+                   (letrec ((inc (lambda (d) (set! s (,op s d)) s))
+                            (get (lambda () s)))
+                     (list inc get)))
+                 (let ((p (make x)))
+                   (list ((car p) y) ((cadr p)) ((car p) ,n) ((cadr p)))))))
+      ;; Nested loops inside the closure assign the variable; call/cc captured in the inner loop
+      ;; and re-entered after the variable changed.
+      ((18) (lambda (esc)
+              `(lambda (x y)
+                 (define (make s)
+                   ,@(os-esc esc '(s))
+                   (lambda (k)
+                     (let ((again #f) (rounds 0))
+                       (let outer ((i 0))
+                         (if (< i k)
+                             (begin
+                               (let inner ((j 0))
+                                 (if (< j i)
+                                     (begin (set! s (,op s j))
+                                            (if (= j 1) (call/cc (lambda (c) (if (not again) (set! again c)))))
+                                            (inner (+ j 1)))
+                                     #f))
+                               (outer (+ i 1)))
+                             #f))
+                       (set! rounds (+ rounds 1))
+                       (if (and again (< rounds 3)) (again #f) (list s rounds)))))
+                 (let ((g (make x)))
+                   (list (g ,(+ n 2)) (g 3) (os-outcome (lambda () (g y))))))))
+      ;; A loop inside the closure whose value is used (not in tail position).
+      ((19) (lambda (esc)
+              `(lambda (x y)
+                 (define (make s)
+                   ,@(os-esc esc '(s))
+                   (lambda (k) (list (let loop ((i 0)) (if (< i k) (begin (set! s (,op s i)) (loop (+ i 1))) s)) s)))
+                 (let ((g (make x)))
+                   (list (g ,n) (g 1) (os-outcome (lambda () (g y))))))))
+      ;; A local procedure inside the closure (a letrec that is not a loop) assigns the variable.
+      ((20) (lambda (esc)
+              `(lambda (x y)
+                 (define (make s)
+                   ,@(os-esc esc '(s))
+                   (lambda (l)
+                     (letrec ((bump (lambda (d) (set! s (,op s d)) s)))
+                       (bump 1)
+                       (list (map bump l) s))))
+                 (let ((g (make x)))
+                   (list (g (list 1 2 ,n)) (os-outcome (lambda () (g (list y)))))))))
       ;; dynamic-wind inside the closure, escaping through it with a continuation.
       ((14) (lambda (esc)
               `(lambda (x y)
@@ -237,7 +301,7 @@
     (compare-all "hot own-slot program")))
 
 (let loop ((k 0))
-  (if (< k 160)
+  (if (< k 220)
       (begin (os-check k (os-shape)) (loop (+ k 1)))))
 
 ;; The slot really is assigned in place: no box, a set-free instruction.
@@ -261,6 +325,22 @@
 (define os-calls 0)
 (define os-t (os-delay (lambda () (set! os-calls (+ os-calls 1)) 'v)))
 (test "memo thunk evaluates once" '(v v 1) (let* ((a (os-t)) (b (os-t))) (list a b os-calls)))
+(define (os-looper s) (lambda (k) (let loop ((i 0)) (if (< i k) (begin (set! s (+ s i)) (loop (+ i 1))) s))))
+(define (os-defined n) (define (next) (set! n (+ n 1)) n) next)
+(if (not (equal? (get-environment-variable "QUASI_PASSES") "off"))
+    (begin
+      (test "assigned in a loop of the closure: no box" 0 (os-count-substring (disassemble os-looper) " box"))
+      (test "internal define: no box" 0 (os-count-substring (disassemble os-defined) " box"))))
+(test "internal define counts" '(1 2) (let* ((c (os-defined 0)) (a (c)) (b (c))) (list a b)))
+(test "loop in the closure" '(3 9) (let* ((g (os-looper 0)) (a (g 3)) (b (g 4))) (list a b)))
+
+;; A lambda without free variables is one constant closure; with free variables, a new closure.
+(define (os-closed) (lambda (x) (* x 2)))
+(define (os-open y) (lambda (x) (* x y)))
+(test "closed lambda: no closure instruction" 0 (os-count-substring (disassemble os-closed) " closure "))
+(test "closed lambda: one procedure" #t (eq? (os-closed) (os-closed)))
+(test "closed lambda works" 14 ((os-closed) 7))
+(test "open lambda: new closures" #f (eq? (os-open 1) (os-open 1)))
 
 ;; Code that reads free values as constants leaves such a closure alone: the partial evaluator
 ;; neither inlines it nor runs it while specializing (its state changes at every call), and grad
