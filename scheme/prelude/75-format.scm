@@ -26,15 +26,23 @@
           (else (string-append s (make-string (- width n) #\space))))))
 
 ;; x with d digits after the decimal point, rounded to nearest (ties to even), fixed notation.
+;; A negative x keeps its sign when it rounds to zero, -0.0 too ("-0.00", as C's %.2f). A
+;; complex x has d applied to both parts (SRFI 48: (format "~1,2F" (sqrt -3.9)) => "0.00+1.97i").
 (define (%format-fixed x d)
-  (cond ((not (real? x)) (number->string x))
+  (cond ((and (not (real? x)) d)
+         (let ((im (imag-part x)))
+           (string-append (%format-fixed (real-part x) d)
+                          (if (or (< im 0) (eqv? im -0.0) (nan? im)) "" "+")
+                          (%format-fixed im d)
+                          "i")))
+        ((not (real? x)) (number->string x))
         ((and (inexact? x) (or (nan? x) (infinite? x))) (number->string x))
         ((not d)
          (let ((s (number->string (if (exact-integer? x) x (inexact x)))))
            s))
         (else
          (let* ((e (exact x))
-                (neg (< e 0))
+                (neg (or (< e 0) (eqv? x -0.0)))
                 (scaled (round (* (abs e) (expt 10 d))))
                 (digits (number->string scaled))
                 (digits (if (<= (string-length digits) d)
@@ -44,7 +52,7 @@
                 (body (if (= d 0)
                           (string-append digits ".")
                           (string-append (substring digits 0 k) "." (substring digits k (string-length digits))))))
-           (if (and neg (not (= scaled 0))) (string-append "-" body) body)))))
+           (if neg (string-append "-" body) body)))))
 
 (define %format-help
   "~a display  ~s write  ~w write with labels  ~d ~x ~o ~b number (radix 10 16 8 2)  ~c char

@@ -26,6 +26,12 @@
 (test "~F no digits" "   3." (format "~5,0F" 3.2))
 (test "~F without digits" "  1.5" (format "~5F" 1.5))
 (test "~F of a non-number" "  abc" (format "~5F" "abc"))
+;; SRFI 48's own rules (idea: srfi-48 test/test-0001.scm): d applies to both parts of a complex
+;; number, and a negative number keeps its sign, -0.0 and values that round to zero included.
+(test "~F of a complex number" "0.00+1.97i" (format "~1,2F" (sqrt -3.9)))
+(test "~F of a complex number, negative parts" "  -1.50-2.00i" (format "~13,2F" (- -1.5 (sqrt -4.0))))
+(test "~F of -0.0" '("-0." "-0.0") (list (format "~1,0F" -0.0) (format "~1,1F" -0.0)))
+(test "~F of a small negative" "   -0.00" (format "~8,2F" -0.0003))
 (test "~wA pads on the right" "ab   |" (format "~5a|" "ab"))
 (test "~wD pads on the left" "   42" (format "~5d" 42))
 (test "~w" "(1 2)" (format "~w" '(1 2)))
