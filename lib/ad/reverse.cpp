@@ -163,6 +163,10 @@ class Reverse : private ExprFunctor<Atom(Node*)> {
   // ifs' pullbacks need not run for an unreached value either.
   bool assume_quiet_ = false;
   bool noisy_ = false;  // a call of another procedure or a cell operation was transformed
+  // Closures this code makes, by the variable holding them: the source lambda and the variable
+  // it reads itself from (a letrec's), for quiet_local.
+  TracedMap<Var*, std::pair<LambdaNode*, Var*>> local_lambdas_;
+  bool quiet_local(Var* f);
   TracedMap<Var*, Var*> env_;  // source variable -> transformed code's variable
   Var* self_src_ = nullptr;     // the source's name for the closure itself (letrec self)
   Var* self_ = nullptr;         // maker parameter: the closure
@@ -410,6 +414,7 @@ Atom Reverse::closure(LambdaNode* lam, Var* self_out, Var* x) {
   copy = rename(copy);
   auto* l = static_cast<LambdaNode*>(copy);
   if (!self_out) bind(*cur_, x, l);
+  if (!self_out) local_lambdas_[x] = {lam, nullptr};
   std::vector<Var*> fv = closure_layout(l, self_out);
   Step s{Step::kClosure};
   s.x = x;
@@ -470,6 +475,9 @@ void Reverse::letrec(LetNode* n) {
     codes->push_back(rename(copy));
   }
   carry_group(n, *vars, *codes);
+  if (!carry_.count(n->vars[0]))
+    for (size_t i = 0; i < n->vars.size(); i++)
+      local_lambdas_[(*vars)[i]] = {static_cast<LambdaNode*>(n->inits[i]), n->vars[i]};
   std::vector<std::vector<Var*>> fvs;
   bool cross = false;  // a procedure of the group is a free variable of one of them
   for (size_t i = 0; i < n->vars.size(); i++) {
@@ -1052,7 +1060,7 @@ Atom Reverse::call_step(Node* fn_node, const Atom& fn, const gc_vector<Atom>& ar
   for (const Atom& a : s.args) on = on || act(a);
   if (!on) return Atom{push(b, call(atom(s.fn), args), "v")};  // no derivative can flow through it
   if (!s.self_call) {
-    noisy_ = true;
+    if (!quiet_local(s.fn.v)) noisy_ = true;
     s.jf = push(b, gcall("%ad-j", {atom(s.fn)}), "j");
   }
   Var* r = push(b, call(ref(s.self_call ? jself_ : s.jf), args), "r");
@@ -1060,6 +1068,48 @@ Atom Reverse::call_step(Node* fn_node, const Atom& fn, const gc_vector<Atom>& ar
   s.pb = push(b, gcall("cdr", {ref(r)}), "pb");
   b.steps.push_back(s);
   return Atom{s.x};
+}
+
+// Whether f holds a closure this code made whose transformation will be quiet too (the caller of
+// a quiet local procedure, a named let, may then be quiet): its source calls nothing but
+// primitives (not apply and the like) and itself, assigns nothing and reads no variable kept in a
+// cell. A conservative reading of what make_reverse_maker will find in that closure's code.
+bool Reverse::quiet_local(Var* f) {
+  auto it = f ? local_lambdas_.find(f) : local_lambdas_.end();
+  if (it == local_lambdas_.end()) return false;
+  LambdaNode* lam = it->second.first;
+  Var* self = it->second.second;
+  bool quiet = true;
+  for_each_node(lam, [&](Node* m) {
+    if (!quiet) return;
+    switch (m->kind) {
+      case NodeKind::LocalSet:
+      case NodeKind::GlobalSet:
+        quiet = false;
+        break;
+      case NodeKind::LocalRef: {
+        Var* v = static_cast<LocalRefNode*>(m)->var;
+        if (v->assigned || cell_src_.count(v)) quiet = false;
+        break;
+      }
+      case NodeKind::Call:
+      case NodeKind::PrimCall: {
+        const gc_vector<Node*>* argn = nullptr;
+        Primitive* p = called_primitive(m, rules_.core, &argn);
+        if (p) {
+          if (p->flags & kVmSpecial) quiet = false;
+          if (p->facts.derivative && p->facts.derivative->cell != DerivativeRule::CellOp::kNone) quiet = false;
+          break;
+        }
+        Node* fn = static_cast<CallNode*>(m)->fn;
+        if (!self || fn->kind != NodeKind::LocalRef || static_cast<LocalRefNode*>(fn)->var != self) quiet = false;
+        break;
+      }
+      default:
+        break;
+    }
+  });
+  return quiet;
 }
 
 // (%ad-own v): v, a vector this code owns from here on (made_vectors_): the vector a loop carries

@@ -35,6 +35,19 @@
 (test "quiet recursion: gradient" 4.0 (s3 1.5))
 (test-assert "quiet recursion: no pending check" (not (memq '%ad-adjoints-pending? (symbols-in (residual s3)))))
 
+;; a helper with a named let of its own (quiet: the loop is), its value only an index
+(define (count-below x) (let loop ((k 0) (y x)) (if (< y 1.0) k (loop (+ k 1) (/ y 2.0)))))
+(define (tc x) (* x x (vector-ref tbl (count-below x))))
+(define s5 (agree "helper with a named let" (grad tc) '((3.0) (0.5) (5.0))))
+(test-assert "helper with a named let = finite differences" (close? (fd tc 3.0) (s5 3.0)))
+(test-assert "helper with a named let: no pending check" (not (memq '%ad-adjoints-pending? (symbols-in (residual s5)))))
+;; local procedures that assign the caller's variable are not quiet: their pullbacks run
+(define (ls x) (let ((s 0.0)) (let ((bump (lambda (y) (set! s (+ s (* y y))) 0))) (bump x) (* 2.0 s))))
+(test-assert "let-bound lambda doing set!, unreached" (close? (fd ls 1.5) ((grad ls) 1.5)))
+(define (ls2 x) (let ((s 0.0)) (let loop ((k 0)) (if (< k 2) (begin (set! s (+ s x)) (loop (+ k 1))) 0)) (* s s)))
+(test-assert "named let doing set!, unreached" (close? (fd ls2 1.5) ((grad ls2) 1.5)))
+(test "named let doing set!, unreached: specialized" ((grad ls2) 1.5) ((specialize (grad ls2)) 1.5))
+
 ;; set!: the accumulator's adjoint is pending while the pullbacks of the unreached calls run
 (define (acc-sq l) (let ((s 0.0)) (for-each (lambda (x) (set! s (+ s (* x x)))) l) s))
 (define (fe a b) (acc-sq (list a (* a b) b)))
