@@ -4,7 +4,7 @@
 // Register use inside compiled code (the same in every compiled procedure, so code of one
 // procedure can jump into another's):
 //   rbx  VmImpl*            r12  R, the running frame (stack + fp)
-//   r13  VmImpl::nframes      r14  this run's session number (Frame::session)
+//   r13  &frames[nframes]     r14  this run's session number (Frame::session)
 //   rbp  this thread's small-object free lists (core/gc.hpp), for inline allocation
 //   r8-r11, r15  the homes of pinned VM registers (jit/regalloc.hpp), else scratch
 //   rax, rcx, rdx, rsi, rdi, xmm0-xmm1: scratch
@@ -18,7 +18,8 @@
 // the re-entry of a continuation from machine code, which also takes a new session number.
 // VmImpl::fp, top and cur_proto are implicit while machine code runs (r12, the Proto's nregs, the
 // Proto) and written at every hand-over and before primitive calls (sync_vm_state); nframes lives
-// in r13, written back at every hand-over and before every call into the runtime.
+// in r13 as the address of the next free frame, written back (as the index) at every hand-over
+// and before every call into the runtime.
 // Values live in the frame's slots, except the pinned VM registers (jit/regalloc.hpp), which
 // live in their homes and are stored to their slots wherever anything else may look: calls,
 // closure captures, every hand-over to the interpreter (so any instruction can still hand over);
@@ -84,7 +85,7 @@ using EntryFn = const Insn* (*)(VmImpl* vm, void* target, SmallFreeLists* free_l
 #pragma GCC diagnostic ignored "-Winvalid-offsetof"
 constexpr int32_t kVmStack = int32_t(offsetof(VmImpl, stack));
 constexpr int32_t kVmFrames = int32_t(offsetof(VmImpl, frames));
-constexpr int32_t kVmFramesSoftLimit = int32_t(offsetof(VmImpl, frames_soft_limit));
+constexpr int32_t kVmFramesSoftEnd = int32_t(offsetof(VmImpl, frames_soft_end));
 constexpr int32_t kVmStackSoftLimit = int32_t(offsetof(VmImpl, stack_soft_limit));
 constexpr int32_t kVmNframes = int32_t(offsetof(VmImpl, nframes));
 constexpr int32_t kVmLowFrame = int32_t(offsetof(VmImpl, low_frame));
@@ -137,6 +138,26 @@ constexpr int32_t kVectorItems = int32_t(sizeof(Vector));
 constexpr int32_t kStringChars = int32_t(sizeof(String));
 static_assert(sizeof(Insn) == 8, "entries[] is indexed by the byte offset of an instruction");
 
+// r13 = &frames[nframes] (the next free frame).
+void load_frames_pointer(Assembler& a) {
+  a.imul(r13, qword_ptr(rbx, kVmNframes), kFrameSize);
+  a.add(r13, qword_ptr(rbx, kVmFrames));
+}
+// t = the index of the frame r13 points to: (r13 - frames) / 48, as (x / 16) * M >> 27 with
+// M = ceil(2^27 / 3), exact for every multiple of 3 below 2^27 (there are at most 2^24 frames).
+void frames_index(Assembler& a, const Gp& t) {
+  static_assert(sizeof(Frame) == 48, "frames_index divides by 48");
+  a.mov(t, r13);
+  a.sub(t, qword_ptr(rbx, kVmFrames));
+  a.shr(t, 4);
+  a.imul(t, t, 0x2AAAAAB);
+  a.shr(t, 27);
+}
+void store_nframes(Assembler& a, const Gp& t) {
+  frames_index(a, t);
+  a.mov(qword_ptr(rbx, kVmNframes), t);
+}
+
 // The stub every native run starts in: saves the callee-saved registers, loads the VM registers
 // and jumps to the target. Each compiled procedure ends the run with the mirror-image epilogue.
 void emit_prologue(Assembler& a) {
@@ -158,7 +179,7 @@ void emit_prologue(Assembler& a) {
   a.mov(r14, qword_ptr(rbx, kVmJitSession));
   a.add(r14, 1);
   a.mov(qword_ptr(rbx, kVmJitSession), r14);
-  a.mov(r13, qword_ptr(rbx, kVmNframes));
+  load_frames_pointer(a);
   a.mov(rcx, qword_ptr(rbx, kVmStack));
   a.mov(rax, qword_ptr(rbx, kVmFp));
   a.lea(r12, ptr(rcx, rax, 3));
@@ -360,7 +381,7 @@ class Emitter {
     // implicit (fp, top, cur_proto) before the interpreter sees it.
     a_.bind(exit_sync_);
     sync_vm_state(rcx);
-    a_.mov(qword_ptr(rbx, kVmNframes), r13);
+    store_nframes(a_, rcx);
     a_.bind(epilogue_);
     emit_epilogue(a_);
   }
@@ -527,7 +548,7 @@ class Emitter {
   // registers are saved around the call on the machine stack, which the collector scans too
   // (`save` false: the caller has stored them in their slots and reloads them after).
   void call_runtime(const void* fn, bool save = true) {
-    a_.mov(qword_ptr(rbx, kVmNframes), r13);
+    store_nframes(a_, rax);  // rax is no argument, and the routine's result comes back in it
     size_t n = save ? std::min(lp_.regs.pinned.size(), size_t(kCallerSavedHomes)) : 0;
     for (size_t h = 0; h < n; h++) a_.push(home_register(int(h)));
     if (n % 2) a_.sub(rsp, 8);
@@ -1496,7 +1517,7 @@ class Emitter {
     a_.mov(r14, qword_ptr(rbx, kVmJitSession));
     a_.add(r14, 1);
     a_.mov(qword_ptr(rbx, kVmJitSession), r14);
-    a_.mov(r13, qword_ptr(rbx, kVmNframes));
+    load_frames_pointer(a_);
     a_.mov(rcx, qword_ptr(rbx, kVmStack));
     a_.mov(r8, qword_ptr(rbx, kVmFp));
     a_.lea(r12, ptr(rcx, r8, 3));
@@ -1534,7 +1555,7 @@ class Emitter {
     a_.mov(edx, int32_t(s.b));
     a_.lea(rcx, slot(s.a + 1));
     call_runtime(reinterpret_cast<const void*>(&rt_call_primitive), false);
-    a_.mov(r13, qword_ptr(rbx, kVmNframes));  // as it was, after any nested run
+    load_frames_pointer(a_);  // as it was, after any nested run
     a_.test(rax, rax);
     a_.jz(exit);
   }
@@ -1763,23 +1784,21 @@ class Emitter {
   // With rdi = this frame's fp and r9 = the callee's top + 1: checks the VM's frame and stack
   // limits (to the interpreter, which raises the Scheme error) and pushes the return frame
   // Frame{pc + 1, fp, -, -, this Proto} (top and dst are implied: Frame::resume_top,
-  // result_slot); leaves r10 = the frame's address. The VM's
+  // result_slot) at r13, which then points past it. The VM's
   // fp, top and cur_proto are not written: the callee's code implies its own (sync_vm_state).
   void push_call_frame(const Step& s, const Label& exit) {
-    a_.cmp(r13, qword_ptr(rbx, kVmFramesSoftLimit));
-    a_.jge(exit);
+    a_.cmp(r13, qword_ptr(rbx, kVmFramesSoftEnd));
+    a_.jae(exit);
     check_stack_room(exit);
-    a_.imul(r10, r13, kFrameSize);
-    a_.add(r10, qword_ptr(rbx, kVmFrames));
-    a_.add(r13, 1);
     a_.mov(r11, imm(reinterpret_cast<uint64_t>(p_->code + s.index + 1)));
-    a_.mov(qword_ptr(r10, kFramePc), r11);
-    a_.mov(qword_ptr(r10, kFrameFp), rdi);
+    a_.mov(qword_ptr(r13, kFramePc), r11);
+    a_.mov(qword_ptr(r13, kFrameFp), rdi);
     a_.mov(r11, imm(reinterpret_cast<uint64_t>(p_)));
-    a_.mov(qword_ptr(r10, kFrameProto), r11);
+    a_.mov(qword_ptr(r13, kFrameProto), r11);
+    a_.add(r13, kFrameSize);
   }
 
-  // Enters the callee with the frame at r10 pushed: a machine `call` while the run's machine
+  // Enters the callee with the frame below r13 pushed: a machine `call` while the run's machine
   // stack is small (the frame records this run's session, so the callee's return may `ret`),
   // else a jump, out of line (session 0: the return goes through the entries table). r12 is
   // pushed around the `call` (16 bytes a call keep rsp 16-byte aligned in the callee): a callee
@@ -1789,13 +1808,13 @@ class Emitter {
                     bool falls_through) {
     std::vector<uint16_t> after_live = pinned_live_out(position_of(s.index));
     Label deep = slow_path([this, s, jump] {
-      a_.mov(qword_ptr(r10, kFrameSession), 0);
+      a_.mov(qword_ptr(r13, kFrameSession - kFrameSize), 0);
       a_.lea(r12, ptr(r12, int32_t(s.a) * 8));
       jump();
     });
     a_.cmp(rsp, qword_ptr(rbx, kVmJitStackFloor));
     a_.jb(deep);
-    a_.mov(qword_ptr(r10, kFrameSession), r14);
+    a_.mov(qword_ptr(r13, kFrameSession - kFrameSize), r14);
     a_.push(r12);
     a_.lea(r12, ptr(r12, int32_t(s.a) * 8));
     call_insn();
@@ -2159,10 +2178,8 @@ class Emitter {
   // turned off in this run (whatever can turn it off leaves the run). Else return_slow_.
   void emit_return() {
     return_used_ = true;
-    a_.sub(r13, 1);
-    a_.imul(rcx, r13, kFrameSize);
-    a_.add(rcx, qword_ptr(rbx, kVmFrames));
-    a_.cmp(qword_ptr(rcx, kFrameSession), r14);
+    a_.sub(r13, kFrameSize);
+    a_.cmp(qword_ptr(r13, kFrameSession), r14);
     a_.jne(return_slow_);
     a_.ret();  // to the caller's machine call, in this run
   }
@@ -2173,6 +2190,8 @@ class Emitter {
   void emit_return_slow() {
     Label barrier = a_.newLabel(), interpreted = a_.newLabel();
     a_.bind(return_slow_);
+    a_.mov(rcx, r13);
+    frames_index(a_, r9);  // the popped frame's index, for lower_shared_mark
     // A frame this run's machine call pushed, captured since (kFrameMarked): lower the mark and
     // `ret` as the fast path would.
     Label general = a_.newLabel();
@@ -2180,12 +2199,10 @@ class Emitter {
     a_.or_(rdx, r14);
     a_.cmp(qword_ptr(rcx, kFrameSession), rdx);
     a_.jne(general);
-    a_.mov(r9, r13);
     lower_shared_mark();
     a_.ret();
     a_.bind(general);
-    a_.mov(qword_ptr(rbx, kVmNframes), r13);
-    a_.mov(r9, r13);  // the popped frame's index, for lower_shared_mark
+    a_.mov(qword_ptr(rbx, kVmNframes), r9);
     a_.mov(rdx, qword_ptr(rcx, kFrameFp));
     a_.mov(qword_ptr(rbx, kVmFp), rdx);
     a_.mov(rsi, qword_ptr(rcx, kFrameProto));

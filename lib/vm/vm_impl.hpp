@@ -67,6 +67,7 @@ struct VmImpl {
   Frame* frames = nullptr;
   int64_t frames_limit = 0;
   int64_t frames_soft_limit = 0;
+  Frame* frames_soft_end = nullptr;  // frames + frames_soft_limit, for compiled code's compare
   // How deep the stacks have been charged to the thread's allocation count (core/alloc_watch.hpp),
   // so an engine's memory limit sees deep recursion: the soft limits stop at these marks, and
   // passing one charges the next kStackChargeStep and checks the limits (ensure_stack, push_frame).
