@@ -28,6 +28,11 @@
       (let ((l (iota 10 1)))
         (list (first l) (second l) (third l) (fourth l) (fifth l) (sixth l) (seventh l) (eighth l)
               (ninth l) (tenth l))))
+;; Selectors name themselves on a list too short (found calling every exported procedure with
+;; wrong arguments: the message named car, cadr, cddddr).
+(test-error-message "first of ()" "first: list too short" (first '()))
+(test-error-message "tenth of a short list" "tenth: list too short" (tenth '(1 2 3)))
+(test "third of a dotted list" 3 (third '(1 2 3 . 4)))
 (test "car+cdr" '(1 (2)) (call-with-values (lambda () (car+cdr '(1 2))) list))
 (test "take" '(a b) (take '(a b c d e) 2))
 (test "drop" '(c d e) (drop '(a b c d e) 2))

@@ -48,16 +48,22 @@
         (and (two (car ls) (cadr ls)) (loop (cdr ls))))))
 
 ;; ---- selectors --------------------------------------------------------------------------------
-(define (first l) (car l))
-(define (second l) (cadr l))
-(define (third l) (caddr l))
-(define (fourth l) (cadddr l))
-(define (fifth l) (car (cddddr l)))
-(define (sixth l) (cadr (cddddr l)))
-(define (seventh l) (caddr (cddddr l)))
-(define (eighth l) (cadddr (cddddr l)))
-(define (ninth l) (car (cddddr (cddddr l))))
-(define (tenth l) (cadr (cddddr (cddddr l))))
+;; The k-th element (0-based); a list too short is reported under the selector's name.
+(define (%nth who l k)
+  (let loop ((p l) (i k))
+    (cond ((not (pair? p)) (%srfi1-error who "list too short" l))
+          ((= i 0) (car p))
+          (else (loop (cdr p) (- i 1))))))
+(define (first l) (if (pair? l) (car l) (%nth "first" l 0)))
+(define (second l) (%nth "second" l 1))
+(define (third l) (%nth "third" l 2))
+(define (fourth l) (%nth "fourth" l 3))
+(define (fifth l) (%nth "fifth" l 4))
+(define (sixth l) (%nth "sixth" l 5))
+(define (seventh l) (%nth "seventh" l 6))
+(define (eighth l) (%nth "eighth" l 7))
+(define (ninth l) (%nth "ninth" l 8))
+(define (tenth l) (%nth "tenth" l 9))
 
 (define (car+cdr p) (values (car p) (cdr p)))
 
