@@ -1,0 +1,112 @@
+;;; ad-shapes-review-test.scm — gradients of shapes the session's lib/ad changes rewrote (review,
+;;; session 2026-11-28 23:06): an if in tail position of a procedure's body (its arms' pullbacks
+;;; become the procedure's own), unreached calls of quiet procedures (their pullbacks skipped),
+;;; vectors written by helpers they are passed to and by vector-for-each over the very vector
+;;; written, and a helper redefined after the transformation. Each gradient is compared with
+;;; finite differences and with the specialized gradient; a refusal counts as a failure here,
+;;; except where the test asks for it.
+(include "harness.scm")
+(include "ad-harness.scm")
+
+(define (grad-ok? name f x)
+  (let ((g ((grad f) x)) (s ((specialize (grad f)) x)) (d (fd f x)))
+    (test-assert (string-append name ": = finite differences") (close? d g))
+    (test (string-append name ": specialized") g s)))
+
+;; tail ifs: after a let, after set! of a parameter (a cell), with an owned vector written before
+;; or in one arm, nested, cond, and/or, a closure, case-lambda, a derivative inside
+(define (t1 x) (let ((a (* x x))) (if (> a 1.0) (* a x) (- a))))
+(grad-ok? "tail if after let, then" t1 1.5)
+(grad-ok? "tail if after let, else" t1 0.5)
+(define (t2 x) (set! x (* x 3.0)) (if (> x 2.0) (* x x) (sin x)))
+(grad-ok? "tail if after set! of the parameter" t2 1.5)
+(grad-ok? "tail if after set! of the parameter, else" t2 0.5)
+(define (t3 x)
+  (let ((v (vector x 1.0)))
+    (vector-set! v 1 (* x x))
+    (if (> x 1.0) (vector-ref v 1) (* (vector-ref v 0) (vector-ref v 1)))))
+(grad-ok? "tail if reading a vector written before" t3 1.5)
+(grad-ok? "tail if reading a vector written before, else" t3 0.5)
+(define (t4 x)
+  (let ((v (vector x 1.0)))
+    (if (> x 1.0) (begin (vector-set! v 0 (* x x)) (vector-ref v 0)) (vector-ref v 1))))
+(grad-ok? "tail if writing a vector in an arm" t4 1.5)
+(define (t5 x)
+  (let ((s 0.0))
+    (set! s (* x x))
+    (if (> s 1.0) (* s x) (let ((t (* s s))) (if (> t 0.01) t (- t))))))
+(grad-ok? "tail if over a cell, nested if" t5 1.5)
+(grad-ok? "tail if over a cell, nested if, middle" t5 0.5)
+(grad-ok? "tail if over a cell, nested if, last" t5 0.2)
+(define (t6 x) (cond ((> x 2) (exp x)) ((> x 1) (log x)) (else (sqrt (+ 1 (* x x))))))
+(grad-ok? "cond, first" t6 2.5)
+(grad-ok? "cond, second" t6 1.5)
+(grad-ok? "cond, else" t6 0.5)
+(define (t7 x) (or (and (> x 1) (* x 2.0)) (* x 3.0)))
+(grad-ok? "and/or" t7 1.5)
+(grad-ok? "and/or, else" t7 0.5)
+(define (t8 x) (let ((f (lambda (y) (* y x)))) (if (> x 1) (f x) (f 2.0))))
+(grad-ok? "tail if calling a closure over x" t8 1.5)
+(grad-ok? "tail if calling a closure over x, else" t8 0.5)
+(define t9 (case-lambda ((x) (if (> x 1) (* x x) x)) ((x y) (if (> x y) (* x y) y))))
+(grad-ok? "case-lambda clause with a tail if" t9 1.5)
+(define (t10 x) ((derivative (lambda (y) (if (> y 1) (* y y x) (* y x x)))) x))
+(grad-ok? "derivative of a tail if inside" t10 1.5)
+(grad-ok? "derivative of a tail if inside, else" t10 0.5)
+(define (t11 x n) (if (= n 0) x (t11 (* x 1.1) (- n 1))))
+(grad-ok? "tail-recursive global" (lambda (x) (t11 x 5)) 1.5)
+
+;; quiet procedures: a helper whose value is dropped, then used; its own recursion partly
+;; unreached
+(define (sq x) (* x x))
+(define (q1 x) (sq (* 2 x)) (sq x) (* 3 (sq x)))
+(grad-ok? "unreached then reached call of one helper" q1 1.3)
+(define (p x n) (if (= n 0) x (begin (p (* x 2) (- n 1)) (* x (p x (- n 1))))))
+(grad-ok? "quiet recursion with an unreached self call" (lambda (x) (p x 3)) 1.1)
+(test-assert "second derivative through it"
+  (close? (fd (lambda (x) (car ((grad p) x 3))) 1.1) ((derivative (lambda (x) (car ((grad p) x 3)))) 1.1)))
+
+;; vectors: vector-for-each over the vector its lambda writes (the iteration reads the writes)
+(define (v1 x)
+  (let ((v (vector x 1.0 1.0)) (i 0))
+    (vector-for-each (lambda (e) (if (< i 2) (vector-set! v (+ i 1) (* e 2.0))) (set! i (+ i 1))) v)
+    (vector-ref v 2)))
+(test-assert "vector-for-each over the vector it writes" (close? (fd v1 1.5) ((grad v1) 1.5)))
+(define (v2 x)
+  (let ((v (vector x 2.0 3.0)) (acc 0.0))
+    (vector-for-each (lambda (e) (vector-set! v 2 (+ (vector-ref v 2) e)) (set! acc (+ acc e))) v)
+    (* acc (vector-ref v 2))))
+(test-assert "vector-for-each accumulating into the vector" (close? (fd v2 1.5) ((grad v2) 1.5)))
+(define (addel! v i y) (vector-set! v i (+ (vector-ref v i) y)))
+(define (v3 x)
+  (let ((v (vector x 1.0)))
+    (addel! v 1 (vector-ref v 0))
+    (addel! v 0 (vector-ref v 1))
+    (* (vector-ref v 0) (vector-ref v 1))))
+(grad-ok? "a helper given the vector and its own element" v3 0.8)
+(define (cumsum! v)
+  (do ((i 1 (+ i 1))) ((= i (vector-length v)))
+    (vector-set! v i (+ (vector-ref v i) (vector-ref v (- i 1))))))
+(define (v4 x) (let ((v (vector x (* x x) (sin x) 1.0))) (cumsum! v) (cumsum! v) (* (vector-ref v 3) (vector-ref v 2))))
+(grad-ok? "a helper's loop run twice" v4 0.8)
+;; one vector passed twice, or to a helper that copies into it: refused, never a wrong gradient
+(define (swap! a b) (let ((t (vector-ref a 0))) (vector-set! a 0 (vector-ref b 1)) (vector-set! b 1 t)))
+(define (v5 x) (let ((v (vector x (* 3 x)))) (swap! v v) (+ (* 10 (vector-ref v 0)) (vector-ref v 1))))
+(test-error "one vector for two parameters: refused" ((grad v5) 1.5))
+(define (cp! v w) (vector-copy! v 0 w))
+(define (v6 x) (let ((v (make-vector 2 1.0))) (cp! v (vector x (* x x))) (+ (vector-ref v 0) (vector-ref v 1))))
+(test-error "vector-copy! into the vector in a helper: refused" ((grad v6) 1.5))
+
+;; a helper redefined after the caller's gradient was made: the saved gradient follows it, or
+;; refuses a helper that now keeps the vector
+(define (w! v x) (vector-set! v 0 x))
+(define (r1 x) (let ((v (make-vector 2 1.0))) (w! v (* x x)) (* x (vector-ref v 0))))
+(define saved (grad r1))
+(test "before the redefinition" 6.75 (saved 1.5))
+(set! w! (lambda (v x) (vector-set! v 0 (* x x))))
+(test "the saved gradient follows the new helper" 25.3125 (saved 1.5))
+(define kept '())
+(set! w! (lambda (v x) (set! kept (cons v kept)) (vector-set! v 0 x)))
+(test-error "a helper that keeps the vector: refused" (saved 1.5))
+
+(test-end)
