@@ -79,6 +79,8 @@ enum class JitRecipe : uint8_t {
   kQuotient,     // two fixnums, divisor not 0 or -1: truncating quotient
   kRemainder,    //   ... the remainder with the dividend's sign
   kModulo,       //   ... the remainder with the divisor's sign
+  kMemq,         // memq over the first kInlineSearch pairs of a list (longer or improper: the call)
+  kMemv,         // memv the same way, for an item that is not a heap number (whose eqv? is eq?)
 };
 enum class Compare : uint8_t { kEq, kLt, kGt, kLe, kGe };
 // Shape folds (passes/fold_constants.cpp): (measure (maker arg ...)) is the length the maker was

@@ -1866,7 +1866,7 @@ class Emitter {
 
   static int recipe_argc(JitRecipe r) {
     switch (r) {
-      case JitRecipe::kCharCompare: case JitRecipe::kEqv:
+      case JitRecipe::kCharCompare: case JitRecipe::kEqv: case JitRecipe::kMemq: case JitRecipe::kMemv:
       case JitRecipe::kQuotient: case JitRecipe::kRemainder: case JitRecipe::kModulo:
         return 2;
       default:
@@ -2054,6 +2054,42 @@ class Emitter {
           a_.lea(rax, ptr(rdx, rdx, 0, 1));
         }
         a_.jmp(store);
+        break;
+      }
+      case JitRecipe::kMemq: case JitRecipe::kMemv: {
+        // A bounded walk: the call's cycle check and its error for an improper list stay the
+        // call's (a list longer than kInlineSearch, or anything but a pair or () on the way).
+        constexpr int kInlineSearch = 32;
+        Label loop = a_.newLabel(), found = a_.newLabel();
+        if (r.jit == JitRecipe::kMemv) {
+          Label eq_search = a_.newLabel();
+          a_.test(al, 7);
+          a_.jnz(eq_search);
+          a_.movzx(edx, byte_ptr(rax));
+          a_.sub(edx, int32_t(Type::Flonum));
+          a_.cmp(edx, int32_t(Type::Compnum) - int32_t(Type::Flonum));
+          a_.jbe(general);
+          a_.bind(eq_search);
+        }
+        ld(rcx, s.a + 2);
+        a_.mov(edx, kInlineSearch);
+        a_.bind(loop);
+        a_.cmp(rcx, int32_t(kNil.bits));
+        a_.je(no);
+        check_type(rcx, Type::Pair, general);
+        a_.cmp(rax, qword_ptr(rcx, kPairCar));
+        a_.je(found);
+        a_.mov(rcx, qword_ptr(rcx, kPairCdr));
+        a_.sub(edx, 1);
+        a_.jnz(loop);
+        a_.jmp(general);
+        a_.bind(found);
+        if (fused) {
+          a_.jmp(yes);
+        } else {
+          a_.mov(rax, rcx);  // the tail starting at the item, not #t
+          a_.jmp(store);
+        }
         break;
       }
       case JitRecipe::kNone:

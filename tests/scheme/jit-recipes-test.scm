@@ -29,6 +29,16 @@
         +nan.0 (/ 0. 0.) 1/2 (/ 2 4) 1+2i (make-rectangular 1 2) #\a #\a 'a 'a "s" "s" '() #t #f
         (list 1) (vector)))
 
+(define big (expt 2 70))
+(define flo 2.5)
+(define (iota-list n) (let loop ((i (- n 1)) (acc '())) (if (< i 0) acc (loop (- i 1) (cons i acc)))))
+(define cyclic (let ((l (list 'p 'q 'r))) (set-cdr! (cddr l) l) l))
+(define search-items (list 'a 'z 3 40 #\c '() big (expt 2 70) flo 2.5 1/2 "s"))
+(define search-lists
+  (list '() '(a) (list 'x 'a 'b) (list 1 2 3 #\c 'z) (iota-list 50) (append (iota-list 31) '(a))
+        (append (iota-list 32) '(a)) (list big flo 1/2 '()) (list (expt 2 70) 2.5 'z)
+        '(a b . c) '(x y . z) 'not-a-list cyclic))
+
 (define (cases)
   (let ((out '()))
     (define (add! src args) (set! out (cons (cons src args) out)))
@@ -49,6 +59,17 @@
                             (add! '(lambda (a b) (if (eqv? a b) 'yes 'no)) (list a b)))
                           eqv-values))
               eqv-values)
+    ;; memq/memv: found at the front, in the middle, past the inline walk's 32 pairs, absent;
+    ;; improper and cyclic lists (the call's error or its cycle check), a non-list
+    (for-each
+     (lambda (op)
+       (for-each (lambda (item)
+                   (for-each (lambda (l)
+                               (add! `(lambda (a b) (,op a b)) (list item l))
+                               (add! `(lambda (a b) (if (,op a b) 'yes 'no)) (list item l)))
+                             search-lists))
+                 search-items))
+     '(memq memv))
     ;; the same object on both sides: a boxed flonum, a bignum, NaN
     (for-each (lambda (x) (add! '(lambda (a) (eqv? a a)) (list x)))
               (list 1.5 +nan.0 (expt 2 70) 1/3 1+2i))
@@ -85,5 +106,10 @@
 (test "eqv? -0.0 0.0" #f (eqv? -0.0 0.0))
 (test "exact-integer? on a bignum" #t (exact-integer? (expt 2 70)))
 (test "exact-integer? on 2.0" #f (exact-integer? 2.0))
+(test "memq gives the tail" '(b c) (memq 'b '(a b c)))
+(test "memv finds an equal flonum" '(2.5) (memv (* 5 0.5) (list 1 2.5)))
+(test "memq past 32 pairs" '(40 41) (memq 40 (iota-list 42)))
+(test-error "memq on a cyclic list without the item" (memq 'zz cyclic))
+(test-error "memq on an improper list without the item" (memq 'zz '(a . b)))
 
 (test-end)
