@@ -47,7 +47,8 @@ struct AdState {
   TracedMap<Proto*, Value> carrying_makers;
   // The last J made for each of a few closures (direct-mapped by address): a loop calling the same
   // closure at each step asks for its J at each step (particle's potential gradient), and J(f)
-  // depends only on f (its free values are f's; a closure's slots never change).
+  // depends only on f (its free values are f's; the slots of a closure J is made for never change:
+  // maker_for refuses a closure that assigns its own slots, Proto::free_assigned).
   static constexpr size_t kJCache = 64;
   Value jcache_f[kJCache] = {};
   Value jcache_j[kJCache] = {};
