@@ -655,6 +655,14 @@ class Emitter {
     a_.jne(otherwise);
   }
 
+  // Flags for the heap object in `obj` being a number (flonum, bignum, ratnum, compnum, which are
+  // consecutive types): `jbe` is taken for one, `ja` for any other type. Clobbers `scratch`.
+  void compare_number_type(const Gp& obj, const Gp& scratch) {
+    a_.movzx(scratch, byte_ptr(obj));
+    a_.sub(scratch, int32_t(Type::Flonum));
+    a_.cmp(scratch, int32_t(Type::Compnum) - int32_t(Type::Flonum));
+  }
+
   // Jumps to `otherwise` unless the value in `reg` is a closure of `proto`; leaves rcx = proto.
   void check_closure_of(const Gp& reg, const Proto* proto, const Label& otherwise) {
     check_type(reg, Type::Closure, otherwise);
@@ -1981,9 +1989,7 @@ class Emitter {
         a_.jnz(yes);
         a_.test(al, 7);
         a_.jnz(no);
-        a_.movzx(ecx, byte_ptr(rax));
-        a_.sub(ecx, int32_t(Type::Flonum));
-        a_.cmp(ecx, int32_t(Type::Compnum) - int32_t(Type::Flonum));
+        compare_number_type(rax, ecx);
         a_.ja(no);
         a_.jmp(yes);
         break;
@@ -2015,9 +2021,7 @@ class Emitter {
         a_.or_(edx, ecx);
         a_.test(dl, 7);
         a_.jnz(no);
-        a_.movzx(edx, byte_ptr(rax));
-        a_.sub(edx, int32_t(Type::Flonum));
-        a_.cmp(edx, int32_t(Type::Compnum) - int32_t(Type::Flonum));
+        compare_number_type(rax, edx);
         a_.jbe(general);
         a_.jmp(no);
         break;
@@ -2065,9 +2069,7 @@ class Emitter {
           Label eq_search = a_.newLabel();
           a_.test(al, 7);
           a_.jnz(eq_search);
-          a_.movzx(edx, byte_ptr(rax));
-          a_.sub(edx, int32_t(Type::Flonum));
-          a_.cmp(edx, int32_t(Type::Compnum) - int32_t(Type::Flonum));
+          compare_number_type(rax, edx);
           a_.jbe(general);
           a_.bind(eq_search);
         }
