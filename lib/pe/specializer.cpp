@@ -225,28 +225,25 @@ PVal* Specializer::pe_if(IfNode* n, PEnv* env) {
     // arm goes deeper: the KMP matcher's restart after a mismatch at position k unfolds into the
     // state of the restart after position k-1, whose helper it enters (enters_helper) instead of
     // unfolding the whole cascade again (O(m^2) work for a pattern of m characters, not O(m^3)).
-    block_ = else_b;
-    {
-      FactScope scope(this);  // each arm knows how the test came out (facts.cpp)
-      if (!t->choice_test) learn_test(t, false);
-      r2 = pe(n->otherwise, env);
-      else_res = lift(r2);
-    }
-    touched_boxes(f.trail_mark, f.seq, else_boxes);
-    for (PVal* b : else_boxes) else_states.push_back(b->box);
-    box_undo(f.trail_mark, f.seq);
+    // One arm in its block, knowing how the test came out (facts.cpp); the boxes it touched and
+    // their states at its end are kept, then undone for the other arm.
+    auto arm = [&](bool outcome, Node* body, Block* b, PVal*& r, Node*& res, std::vector<PVal*>& boxes,
+                   std::vector<BoxState>& states) {
+      block_ = b;
+      {
+        FactScope scope(this);
+        if (!t->choice_test) learn_test(t, outcome);
+        r = pe(body, env);
+        res = lift(r);
+      }
+      touched_boxes(f.trail_mark, f.seq, boxes);
+      for (PVal* x : boxes) states.push_back(x->box);
+      box_undo(f.trail_mark, f.seq);
+    };
+    arm(false, n->otherwise, else_b, r2, else_res, else_boxes, else_states);
     e1 = epoch_;
     epoch_ = e0;  // the then arm runs instead of the else arm
-    block_ = then_b;
-    {
-      FactScope scope(this);
-      if (!t->choice_test) learn_test(t, true);
-      r1 = pe(n->then, env);
-      then_res = lift(r1);
-    }
-    touched_boxes(f.trail_mark, f.seq, then_boxes);
-    for (PVal* b : then_boxes) then_states.push_back(b->box);
-    box_undo(f.trail_mark, f.seq);
+    arm(true, n->then, then_b, r1, then_res, then_boxes, then_states);
     if (!then_boxes.empty() || !else_boxes.empty()) {
       std::vector<PVal*> all(then_boxes);
       for (PVal* b : else_boxes)
