@@ -129,7 +129,7 @@ struct BranchArm {
   gc_vector<Var*> order;
   LetList bwd;
   TracedMap<Var*, Var*> env;      // env_ at the arm's end
-  TracedMap<Var*, bool> escaped;  // escaped_vectors_ at the arm's end
+  TracedMap<Var*, Value> escaped;  // escaped_vectors_ at the arm's end
 };
 
 // An if in tail position of a procedure's body (Reverse::branch): its arms, whose pullbacks
@@ -186,9 +186,17 @@ class Reverse : private ExprFunctor<Atom(Node*)> {
   // Vectors this code made (make-vector, vector): each write makes a new version of the variable
   // (vector_write), the block it was made in. A vector that escaped (passed to a procedure, stored,
   // captured, returned by an if) may be read by code that does not see the versions: written after
-  // that, it is refused.
+  // that, it is refused. escaped_vectors_ holds how it escaped (a string: "passed to keep!"), which
+  // the refusal names: the place to change is where it escaped, not where it is written.
   TracedMap<Var*, Block*> made_vectors_;
-  TracedMap<Var*, bool> escaped_vectors_;
+  TracedMap<Var*, Value> escaped_vectors_;
+  static Value why(const std::string& how) { return make_string_utf8(how); }
+  static std::string name_of(Value name, const char* otherwise) {
+    return is_symbol(name) ? symbol_name(name) : std::string(otherwise);
+  }
+  void escape(Var* v, Value how) {
+    if (v && made_vectors_.count(v) && !escaped_vectors_.count(v)) escaped_vectors_[v] = how;
+  }
   void note_uses(Primitive* p, const gc_vector<Atom>& args) {
     if (made_vectors_.empty()) return;
     for (size_t i = 0; i < args.size(); i++) {
@@ -197,11 +205,13 @@ class Reverse : private ExprFunctor<Atom(Node*)> {
       bool reads = p && i == 0 &&
                    (f.structure == Structure::kVectorRef || f.structure == Structure::kVectorLength ||
                     f.inline_op == InlineOp::kVectorSet);
-      if (!reads) escaped_vectors_[args[i].v] = true;
+      if (!reads) escape(args[i].v, why(p && p->name ? std::string("given to ") + p->name : std::string("stored")));
     }
   }
-  void note_escape(Var* v) {
-    if (v && made_vectors_.count(v)) escaped_vectors_[v] = true;
+  void note_escape(Var* v, const char* how) { escape(v, why(how)); }
+  Value escaped_how(Var* v) {
+    auto it = v ? escaped_vectors_.find(v) : escaped_vectors_.end();
+    return it == escaped_vectors_.end() ? kFalse : it->second;
   }
   Atom vector_write(Primitive* p, const gc_vector<Atom>& args);
   // Blocks enclosing the current one (the body, the arms of the ifs around), innermost last: a
@@ -420,7 +430,7 @@ Atom Reverse::closure(LambdaNode* lam, Var* self_out, Var* x) {
   s.x = x;
   bool on = false;
   for (Var* v : fv) {
-    note_escape(v);
+    note_escape(v, "captured by a closure");
     s.outer.push_back(v);
     on = on || active_.count(v);
   }
@@ -485,7 +495,7 @@ void Reverse::letrec(LetNode* n) {
     b.bound[v] = true;
     fvs.push_back(closure_layout(static_cast<LambdaNode*>((*codes)[i]), v));
     for (Var* w : fvs.back()) {
-      note_escape(w);
+      note_escape(w, "captured by a local procedure");
       if (active_.count(w)) group_active = true;
       for (Var* g : *vars) cross = cross || w == g;
     }
@@ -964,7 +974,7 @@ bool Reverse::dynamic_carry(CallNode* c, const Atom& fn, const gc_vector<Atom>& 
   for (size_t j = 0; j < ks.size(); j++) {
     Atom x = prim_call(prim("vector-ref"), gc_vector<Atom>{t, Atom{nullptr, make_fixnum(int64_t(j + 1))}});
     Atom v = own(x);
-    if (ret) escaped_vectors_[v.v] = true;  // the call's value may be this vector
+    if (ret) escape(v.v, why("returned by " + name_of(static_cast<GlobalRefNode*>(c->fn)->cell.as<GlobalCell>()->name, "a procedure")));  // the call's value may be this vector
     rebind(args[ks[j]].v, v.v);
   }
   *out = prim_call(prim("vector-ref"), gc_vector<Atom>{t, Atom{nullptr, make_fixnum(0)}});
@@ -1052,8 +1062,23 @@ Atom Reverse::call_step(Node* fn_node, const Atom& fn, const gc_vector<Atom>& ar
   if (!fn_node) s.self_call = true;
   else s.fn = fn;
   s.args = argv;
-  note_escape(s.fn.v);
-  for (const Atom& a : s.args) note_escape(a.v);
+  note_escape(s.fn.v, "called");
+  // A vector that escaped before, passed to a procedure that writes its arguments: the callee's
+  // refusal of the write names where the vector escaped, in this code (%ad-note-escape!).
+  if (fn_node && fn_node->kind == NodeKind::GlobalRef)
+    for (size_t i = 0; i < s.args.size(); i++) {
+      Value how = escaped_how(s.args[i].v);
+      if (how == kFalse || !in_scope(s.args[i].v)) continue;
+      bool ret = false;
+      Seen seen;
+      Value f = static_cast<GlobalRefNode*>(fn_node)->cell.as<GlobalCell>()->value;
+      if (!carryable_value(rules_.core, f, std::vector<size_t>{i}, &ret, seen)) continue;
+      b.fwd.push_effect(gcall("%ad-note-escape!", {atom(s.args[i]), cst(why(string_to_utf8(how) + " in " + name_of(name_, "an anonymous procedure")))}));
+    }
+  Value to = why(fn_node && fn_node->kind == NodeKind::GlobalRef
+                     ? "passed to " + name_of(static_cast<GlobalRefNode*>(fn_node)->cell.as<GlobalCell>()->name, "a procedure")
+                     : std::string("passed to a procedure"));
+  for (const Atom& a : s.args) escape(a.v, to);
   gc_vector<Node*> args;
   for (const Atom& a : s.args) args.push_back(atom(a));
   bool on = s.self_call || act(s.fn);
@@ -1145,7 +1170,8 @@ Atom Reverse::carry_call(Node* fn_node, const gc_vector<Node*>& argn, const gc_v
     for (size_t i = 0; i < nargs; i++) alias = alias || (v.v && args[i].v == v.v);
     if (!owned(v.v) || alias) {
       Block& b = *cur_;
-      b.fwd.push_effect(gcall("%ad-check-escaped-write", {cst(name_), list_of(gc_vector<Atom>{v})}));
+      Value how = alias && owned(v.v) ? why("passed to the loop twice") : escaped_how(v.v);
+      b.fwd.push_effect(gcall("%ad-check-escaped-write", {cst(name_), atom(v), cst(how), list_of(gc_vector<Atom>{v})}));
     }
     passed.push_back(v);
     args.push_back(v);
@@ -1154,7 +1180,7 @@ Atom Reverse::carry_call(Node* fn_node, const gc_vector<Node*>& argn, const gc_v
   for (size_t j = 0; j < passed.size(); j++) {
     Atom x = prim_call(prim("vector-ref"), gc_vector<Atom>{t, Atom{nullptr, make_fixnum(int64_t(j + 1))}});
     Atom v = own(x);
-    if (aliased) escaped_vectors_[v.v] = true;  // the loop's value may be this vector
+    if (aliased) note_escape(v.v, "returned by a loop");  // the loop's value may be this vector
     if (passed[j].v) rebind(passed[j].v, v.v);
   }
   return prim_call(prim("vector-ref"), gc_vector<Atom>{t, Atom{nullptr, make_fixnum(0)}});
@@ -1225,7 +1251,8 @@ Atom Reverse::prim_call(Primitive* p, gc_vector<Atom> args) {
     gc_vector<Atom> live;
     for (const Atom& a : args)
       if (act(a)) live.push_back(a);
-    b.fwd.push_effect(gcall("%ad-check-effect", {cst(name_), cst(intern(pname)), list_of(live)}));
+    // the first operand (the vector vector-set! writes) names where the caller let it escape
+    b.fwd.push_effect(gcall("%ad-check-effect", {cst(name_), cst(intern(pname)), args.empty() ? cst(kFalse) : atom(args[0]), list_of(live)}));
   }
   Var* x = push(b, pc, "x");
   if (p->facts.makes == Sequence::kVector) made_vectors_[x] = cur_;
@@ -1297,7 +1324,7 @@ Atom Reverse::vector_write(Primitive* p, const gc_vector<Atom>& args) {
     gc_vector<Atom> live;
     for (const Atom& a : args)
       if (act(a)) live.push_back(a);
-    b.fwd.push_effect(gcall("%ad-check-escaped-write", {cst(name_), list_of(live)}));
+    b.fwd.push_effect(gcall("%ad-check-escaped-write", {cst(name_), atom(args[0]), cst(escaped_how(v)), list_of(live)}));
     return Atom{push(b, pc, "x")};
   }
   Var* x = push(b, pc, "x");
@@ -1336,14 +1363,14 @@ Atom Reverse::branch(IfNode* n) {
   // return it with their value (the if's value is (vector value version ...)), unless nothing
   // runs after the if.
   TracedMap<Var*, Var*> env0 = env_;
-  TracedMap<Var*, bool> esc0 = escaped_vectors_;
+  TracedMap<Var*, Value> esc0 = escaped_vectors_;
   for (int i = 0; i < 2; i++) {
     env_ = env0;
     escaped_vectors_ = esc0;
     cur_ = &arms[i].blk;
     blocks_.push_back(cur_);
     arms[i].result = expr(code[i], tail_);
-    note_escape(arms[i].result.v);
+    note_escape(arms[i].result.v, "returned by an if");
     blocks_.pop_back();
     cur_ = &b;
     arms[i].env = env_;
@@ -1365,16 +1392,16 @@ Atom Reverse::branch(IfNode* n) {
       }
     }
   bool join = !written.empty() && !tail_;
-  gc_vector<bool> join_escaped;
+  gc_vector<Value> join_escaped;  // how a joined vector escaped in an arm, or #f
   if (join) {
     for (Var* w : written) {
       Var* src = nullptr;
       for (auto& [s2, w2] : env0)
         if (w2 == w) src = s2;
-      bool esc = false;
+      Value esc = kFalse;
       for (Arm& a : both) {
-        Var* last = a.env[src];
-        if (a.escaped.count(last)) esc = true;
+        auto e = a.escaped.find(a.env[src]);
+        if (e != a.escaped.end()) esc = e->second;
       }
       join_escaped.push_back(esc);
     }
@@ -1408,7 +1435,7 @@ Atom Reverse::branch(IfNode* n) {
   for (size_t j = 0; j < written.size(); j++) {
     Atom x = prim_call(prim("vector-ref"), gc_vector<Atom>{r, Atom{nullptr, make_fixnum(int64_t(j + 1))}});
     Atom v = own(x);
-    if (join_escaped[j]) escaped_vectors_[v.v] = true;
+    if (join_escaped[j] != kFalse) escaped_vectors_[v.v] = join_escaped[j];
     rebind(written[j], v.v);
   }
   return prim_call(prim("vector-ref"), gc_vector<Atom>{r, Atom{nullptr, make_fixnum(0)}});

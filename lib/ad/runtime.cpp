@@ -47,8 +47,8 @@ struct AdState {
   TracedMap<Proto*, Value> carrying_makers;
   // The last J made for each of a few closures (direct-mapped by address): a loop calling the same
   // closure at each step asks for its J at each step (particle's potential gradient), and J(f)
-  // depends only on f (its free values are f's; the slots of a closure J is made for never change:
-  // maker_for refuses a closure that assigns its own slots, Proto::free_assigned).
+  // depends only on f (its free values are f's; a slot the closure assigns in place,
+  // Proto::free_assigned, reaches J as a slot cell naming f and the slot, never as a copy).
   static constexpr size_t kJCache = 64;
   Value jcache_f[kJCache] = {};
   Value jcache_j[kJCache] = {};
@@ -57,6 +57,11 @@ struct AdState {
   Value carry_c[kJCache] = {};
   uint64_t redirections = 0;  // code_redirections when the caches above were last valid
   Value cell_tag = kFalse;  // slot 0 of every cell (%ad-cell)
+  Value slot_tag = kFalse;  // slot 0 of every slot cell (a closure's own assigned slot, slot_cell)
+  // %ad-note-escape!: the last vector that escaped in differentiated code and was then passed to a
+  // procedure that may write it, and where it escaped, for the callee's refusal of the write.
+  Value escape_vec = kFalse;
+  Value escape_how = kFalse;
   int64_t pending = 0;      // cells holding a nonzero adjoint (see %ad-adjoints-pending?)
 };
 
@@ -83,21 +88,29 @@ void note_quiet(AdState& st, LambdaNode* mk, bool quiet) {
   st.quiet_js[j] = true;
 }
 
+// A variable the compiler keeps in its closure's own slot, assigned in place (Proto::free_assigned,
+// the set-free instruction), is a free variable of the differentiated code held in no box: J reads
+// and writes it through #(slot-tag closure index), which the cell operations treat as they treat
+// the compiler's boxes (no adjoint; a value being differentiated may not be stored). J reads the
+// slot itself, so the closure and its J see each other's assignments.
+Value slot_cell(AdState& st, Value closure, int32_t i) {
+  Value c = make_vector(3, kFalse);
+  c.as<Vector>()->items()[0] = st.slot_tag;
+  c.as<Vector>()->items()[1] = closure;
+  c.as<Vector>()->items()[2] = make_fixnum(i);
+  return c;
+}
+// The place behind a slot cell: the closure's own slot it names.
+Value* slot_of(AdState& st, Value v) {
+  if (!is_vector(v) || v.as<Vector>()->length() != 3 || v.as<Vector>()->items()[0] != st.slot_tag) return nullptr;
+  return &v.as<Vector>()->items()[1].as<Closure>()->free()[v.as<Vector>()->items()[2].fixnum()];
+}
+
 Value maker_for(Vm& vm, AdState& st, Proto* proto) {
   auto it = st.makers.find(proto);
   if (it != st.makers.end()) return it->second;
   if (!proto->source) {
     throw_error("grad", "cannot differentiate a procedure without source code", list({proto->name}));
-  }
-  // Its code assigns a free slot in place (Proto::free_assigned): a maker would copy the value
-  // out and the assignments would not reach the closure. (A box there could still be written
-  // when the value holds no number, %ad-check-cell-set; an in-place slot is refused outright.)
-  if (proto->free_assigned) {
-    for (int32_t i = 0; i < proto->ncaptures; i++)
-      if (proto->free_assigned[i])
-        throw_error("grad", "cannot differentiate through set! of the outside variable " +
-                                (is_symbol(proto->free_vars[i]->name) ? symbol_name(proto->free_vars[i]->name) : std::string("?")) +
-                                " in " + (is_symbol(proto->name) ? symbol_name(proto->name) : std::string("an anonymous procedure")));
   }
   bool quiet = false;
   LambdaNode* mk = ad::make_reverse_maker(vm, *st.rules, proto->source, proto->free_vars, proto->free_boxed,
@@ -140,7 +153,8 @@ QUASI_PRIM(p_ad_j) {
     Value m = maker_for(vm, st, p);
     std::vector<Value> args;
     args.push_back(f);
-    for (int32_t i = 0; i < p->ncaptures; i++) args.push_back(c->free()[i]);
+    for (int32_t i = 0; i < p->ncaptures; i++)
+      args.push_back(p->free_assigned && p->free_assigned[i] ? slot_cell(st, f, i) : c->free()[i]);
     Value j = vm.apply(m, int(args.size()), args.data());
     // Which of J's free slots hold f itself (-1) and which f's free value i (i), for the
     // derivative rule of %ad-j (%ad-j-adjoint, scheme/prelude/70-ad.scm).
@@ -291,6 +305,7 @@ QUASI_PRIM(p_ad_cell_ref) {
   AdState& st = state_of(self);
   if (is_cell(st, argv[0])) return argv[0].as<Vector>()->items()[1];
   if (has_type(argv[0], Type::Box)) return argv[0].as<Box>()->value;
+  if (Value* slot = slot_of(st, argv[0])) return *slot;
   type_error("%ad-cell-ref", "a cell", argv[0]);
 }
 
@@ -304,10 +319,25 @@ QUASI_PRIM(p_ad_cell_set) {
     slot = argv[1];
   } else if (has_type(argv[0], Type::Box)) {
     argv[0].as<Box>()->value = argv[1];
+  } else if (Value* slot = slot_of(st, argv[0])) {
+    *slot = argv[1];
   } else {
     type_error("%ad-cell-set!", "a cell", argv[0]);
   }
   return kUnspecified;
+}
+
+// (%ad-note-escape! v how) / (%ad-escape-note v): see AdState::escape_vec. Only for an error
+// message: a note overwritten by a later one leaves the refusal naming the writer.
+QUASI_PRIM(p_ad_note_escape) {
+  AdState& st = state_of(self);
+  st.escape_vec = argv[0];
+  st.escape_how = argv[1];
+  return kUnspecified;
+}
+QUASI_PRIM(p_ad_escape_note) {
+  AdState& st = state_of(self);
+  return argv[0] == st.escape_vec ? st.escape_how : kFalse;
 }
 
 QUASI_PRIM(p_ad_cell_p) { return make_bool(is_cell(state_of(self), argv[0])); }
@@ -372,6 +402,8 @@ const PrimDef kAdPrims[] = {
     {"%ad-cell-adj", p_ad_cell_adj, 1, 1, kEffect, kFacts.differentiable(&kDCellAdj)},
     {"%ad-values?", p_ad_values_p, 1, 1, kPure, kFacts.differentiable(&kDNone)},
     {"%ad-cell?", p_ad_cell_p, 1, 1, kEffect, kFacts.differentiable(&kDNone)},
+    {"%ad-note-escape!", p_ad_note_escape, 2, 2, kEffect, kFacts.differentiable(&kDNone)},
+    {"%ad-escape-note", p_ad_escape_note, 1, 1, kEffect, kFacts.differentiable(&kDNone)},
     {"%ad-adjoints-pending?", p_ad_adjoints_pending, 0, 0, kEffect, kFacts.differentiable(&kDNone)},
     {"%ad-jcell", p_ad_cell, 1, 1, kEffect, kFacts.differentiable(&kDCellNested)},
     {"%ad-jcell-ref", p_ad_cell_ref, 1, 1, kEffect, kFacts.differentiable(&kDCellNested)},
@@ -412,6 +444,7 @@ void register_ad_primitives(Environment* env) {
   AdState* st = gc_new<AdState>();
   st->rules = ad::make_rule_cache(env);
   st->cell_tag = cons(intern("%ad-cell"), kNil);
+  st->slot_tag = cons(intern("%ad-slot"), kNil);
   for (const PrimDef& d : kAdPrims) {
     Value p = make_primitive(d.name, d.fn, d.min_args, d.max_args, d.flags, st);
     p.as<Primitive>()->facts = d.facts;

@@ -110,20 +110,31 @@
       (%ad-fail prim "no derivative for" in)))
 ;; An effectful primitive without a rule (vector-set!, set-car!, hash-table-set!, ...) given
 ;; values being differentiated (`args`): refused when one holds a number, since the derivative
-;; through what it stores would be lost.
-(define (%ad-check-effect in prim args)
+;; through what it stores would be lost. When the caller made the `target` vector and it escaped
+;; there before this call (%ad-note-escape!), the message says where: that is what to change.
+(define (%ad-check-effect in prim target args)
   (if (%ad-has-real? args)
-      (%ad-fail prim "cannot differentiate through the mutation" in)))
+      (let ((noted (%ad-escape-note target)))
+        (if noted
+            (error (string-append "grad: cannot differentiate through " (symbol->string prim)
+                                  " of a vector that escaped before the write (" noted ") in "
+                                  (if (symbol? in) (symbol->string in) "an anonymous procedure")))
+            (%ad-fail prim "cannot differentiate through the mutation" in)))))
 
 ;; vector-set! of a value being differentiated into a vector the differentiated code made but
 ;; that escaped before the write (passed to a procedure, stored in a structure, captured by a
 ;; closure, or returned by a loop as its value): code holding it elsewhere would not see the
-;; write's version of it.
-(define (%ad-check-escaped-write in args)
+;; write's version of it. `how` says where it escaped ("passed to keep!"), #f when this code did
+;; not see it (a parameter): then the caller's note for this vector names it (%ad-note-escape!).
+(define (%ad-check-escaped-write in vec how args)
   (if (%ad-has-real? args)
-      (error (string-append "grad: cannot differentiate through vector-set! of a vector that escaped before the write"
-                            " (passed to a procedure, stored, captured by a closure, or returned by a loop) in "
-                            (if (symbol? in) (symbol->string in) "an anonymous procedure")))))
+      (let ((in (if (symbol? in) (symbol->string in) "an anonymous procedure"))
+            (noted (%ad-escape-note vec)))
+        (error (string-append "grad: cannot differentiate through vector-set! of a vector that escaped before the write ("
+                              (cond (how how)
+                                    (noted noted)
+                                    (else "passed to a procedure, stored, captured by a closure, or returned by a loop"))
+                              ") in " in)))))
 
 ;; Loops that write vectors (lib/ad/README.md, "vector-set!"): a loop carries the vectors it
 ;; writes as extra arguments and returns (vector value vector ...). %ad-own marks the vector a

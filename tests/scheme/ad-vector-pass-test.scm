@@ -96,7 +96,22 @@
 ;; refused: a helper that keeps the vector, then a write
 (define (keep! v) (cons v '()))  ; the vector in a pair the caller could keep
 (define (r1 x) (let ((v (make-vector 1 0.0))) (keep! v) (fill! v 0 (* x x)) (vector-ref v 0)))
+;; the refusal names where the vector escaped (keep!, in r1), the place to change, not only the
+;; writer (fill!)
 (test-error-message "kept by a helper, then written" "vector-set!" ((grad r1) 2.0))
+(test-error-message "kept by a helper, then written by a helper: names the keeper" "passed to keep! in r1) in fill!" ((grad r1) 2.0))
+(define (r1-direct x) (let ((v (make-vector 1 0.0))) (keep! v) (vector-set! v 0 (* x x)) (vector-ref v 0)))
+(test-error-message "kept by a helper, then written here: names the keeper" "(passed to keep!) in r1-direct" ((grad r1-direct) 2.0))
+(define (r1-stored x) (let* ((v (make-vector 1 0.0)) (p (cons v '()))) (fill! v 0 (* x x)) (+ (vector-ref v 0) (length p))))
+(test-error-message "stored in a pair, then written by a helper" "(given to cons in r1-stored) in fill!" ((grad r1-stored) 2.0))
+(define (r1-if x)
+  (let* ((v (make-vector 1 0.0)) (w (if (> x 0) v (vector 1.0))))
+    (vector-set! v 0 (* x x))
+    (+ (vector-ref v 0) (vector-ref w 0))))
+(test-error-message "the value of an if, then written" "(returned by an if) in r1-if" ((grad r1-if) 2.0))
+;; a helper that only reads an escaped vector is no reason to refuse
+(define (r1-read x) (let ((v (make-vector 1 x))) (keep! v) (* x (total v))))
+(test "kept, then read by a helper: 2x" 4.0 ((grad r1-read) 2.0))
 (define (r2 x)
   (let ((v (make-vector 2 0.0)))
     (for-each (lambda (i) (keep! v) (vector-set! v i (* x i))) '(0 1))
