@@ -694,9 +694,16 @@ class FnCompiler {
     bool reuse = !tail && dst > 0 && dst == next_reg_ - 1;
     int base = reuse ? dst : alloc(1);
     alloc(int(args.size()));
-    if (fn) expr(fn, base, false);
-    else emit(Op::kConst, uint16_t(base), konst(*prim));
+    // A global operator is read after the operands (R7RS 4.1.3 leaves the order open): its load
+    // then sits in the call's basic block, where the JIT can inline a primitive it holds or call
+    // a known procedure directly, even when an operand makes a call ((remainder (+ a (f x)) m)).
+    bool operator_last = fn && fn->kind == NodeKind::GlobalRef;
+    if (!operator_last) {
+      if (fn) expr(fn, base, false);
+      else emit(Op::kConst, uint16_t(base), konst(*prim));
+    }
     for (size_t k = 0; k < args.size(); k++) expr(args[k], base + 1 + int(k), false);
+    if (operator_last) expr(fn, base, false);
     if (tail) {
       emit(Op::kTailCall, uint16_t(base), uint16_t(args.size()));
     } else {

@@ -60,4 +60,14 @@
 (ev '(define (cons a b) 'my-cons))
 (test "a cons chain after cons is redefined" 'my-cons (ev '(two-of 1 2)))
 
+;; R7RS leaves the order of operator and operands open; Quasi reads a global operator after
+;; the operands (vm/compiler.cpp), so the JIT sees the load beside the call. Every mode agrees.
+(ev '(define (op-a x) (vector 'a x)))
+(ev '(define op op-a))
+(ev '(define (call-op x) (op (begin (set! op (lambda (y) (vector 'b y))) x))))
+(test "a global operator is read after its operands" '#(b 1) (ev '(call-op 1)))
+(ev '(define rem remainder))
+(ev '(define (rem-after x) (rem (begin (set! rem (lambda (a b) (vector 'my-rem a b))) x) 4)))
+(test "a global holding a built-in, set by an operand" '#(my-rem 7 4) (ev '(rem-after 7)))
+
 (test-end)
