@@ -986,14 +986,21 @@ bool Reverse::dynamic_carry(CallNode* c, const Atom& fn, const gc_vector<Atom>& 
 // carries the vector (carry_group) where the lambda would capture it. The checks and the value
 // are for-each's (scheme/prelude/10-lists.scm, 20-sequences.scm).
 Node* Reverse::each_loop(CallNode* c) {
-  if (made_vectors_.empty() || c->fn->kind != NodeKind::GlobalRef || c->args.size() != 2) return nullptr;
+  if (made_vectors_.empty() || c->fn->kind != NodeKind::GlobalRef || c->args.size() < 2) return nullptr;
   Value cell = static_cast<GlobalRefNode*>(c->fn)->cell;
-  bool list = cell == core_cell("for-each");
-  if (!list && cell != core_cell("vector-for-each")) return nullptr;
+  bool list_map = cell == core_cell("map"), vector_map = cell == core_cell("vector-map");
+  bool is_map = list_map || vector_map;
+  bool list = list_map || cell == core_cell("for-each");
+  if (!list && !vector_map && cell != core_cell("vector-for-each")) return nullptr;
+  // one sequence, or two lists (the built-ins' clauses without apply); more stay calls
+  size_t nseq = c->args.size() - 1;
+  if (nseq > (list ? 2u : 1u)) return nullptr;
   if (c->args[0]->kind != NodeKind::Lambda || !single_clause(c->args[0])) return nullptr;
   auto* lam = static_cast<LambdaNode*>(c->args[0]);
   LambdaClause* cl = lam->clauses[0];
-  if (cl->params.size() != 1 || cl->params[0]->assigned) return nullptr;
+  if (cl->params.size() != nseq || cl->rest) return nullptr;
+  for (Var* x : cl->params)
+    if (x->assigned) return nullptr;
   bool refers = false;
   for_each_node(cl->body, [&](Node* m) {
     if (m->kind != NodeKind::LocalRef) return;
@@ -1001,9 +1008,15 @@ Node* Reverse::each_loop(CallNode* c) {
     if (it != env_.end() && owned(it->second)) refers = true;
   });
   if (!refers) return nullptr;
-  Var* seq = make_var(intern(list ? "l" : "v"));
-  Var* each = make_var(intern(list ? "for-each" : "vector-for-each"));
-  Var* p = make_var(intern(list ? "p" : "i"));
+  const char* who = list_map ? "map" : vector_map ? "vector-map" : list ? "for-each" : "vector-for-each";
+  gc_vector<Var*> seqs, ps;
+  for (size_t k = 0; k < nseq; k++) {
+    seqs.push_back(make_var(intern(list ? "l" : "v")));
+    ps.push_back(make_var(intern(list ? "p" : "i")));
+  }
+  Var* each = make_var(intern(who));
+  Var* acc = make_var(intern("acc"));  // map: the results so far, last first (as the built-in)
+  Var* y = make_var(intern("y"));
   Var* n = make_var(intern("n"));
   Node* unspec = cst(kUnspecified);
   auto let1 = [](Var* v, Node* init, Node* body) {
@@ -1019,27 +1032,54 @@ Node* Reverse::each_loop(CallNode* c) {
     q->exprs.push_back(b);
     return q;
   };
-  Node* elem = list ? gcall("car", {ref(p)}) : gcall("vector-ref", {ref(seq), ref(p)});
-  Node* step = seq2(let1(cl->params[0], elem, cl->body),
-                    call(ref(each), gc_vector<Node*>{list ? gcall("cdr", {ref(p)}) : gcall("+", {ref(p), cst(make_fixnum(1))})}));
-  Node* loop_body =
-      list ? gc_new<IfNode>(gcall("pair?", {ref(p)}), step,
-                            gc_new<IfNode>(gcall("null?", {ref(p)}), unspec,
-                                           gcall("%bad-list", {cst(make_string_utf8("for-each")), ref(seq)}), c->loc),
-                            c->loc)
-           : gc_new<IfNode>(gcall("<", {ref(p), ref(n)}), step, unspec, c->loc);
+  // (let ((x1 (car p1)) ...) body): the lambda's body on this step's elements
+  LetNode* apply_body = gc_new<LetNode>(NodeKind::Let, SrcLoc{});
+  gc_vector<Node*> next;
+  for (size_t k = 0; k < nseq; k++) {
+    apply_body->vars.push_back(cl->params[k]);
+    apply_body->inits.push_back(list ? gcall("car", {ref(ps[k])}) : gcall("vector-ref", {ref(seqs[k]), ref(ps[k])}));
+    next.push_back(list ? gcall("cdr", {ref(ps[k])}) : gcall("+", {ref(ps[k]), cst(make_fixnum(1))}));
+  }
+  apply_body->body = cl->body;
+  Node* step;
+  if (is_map) {
+    next.push_back(gcall("cons", {ref(y), ref(acc)}));
+    step = let1(y, apply_body, call(ref(each), next));
+  } else {
+    step = seq2(apply_body, call(ref(each), next));
+  }
+  Node* done = !is_map ? unspec : list ? gcall("reverse", {ref(acc)}) : gcall("list->vector", {gcall("reverse", {ref(acc)})});
+  Node* loop_body;
+  if (!list) {
+    loop_body = gc_new<IfNode>(gcall("<", {ref(ps[0]), ref(n)}), step, done, c->loc);
+  } else if (nseq == 1) {
+    loop_body = gc_new<IfNode>(gcall("pair?", {ref(ps[0])}), step,
+                               gc_new<IfNode>(gcall("null?", {ref(ps[0])}), done,
+                                              gcall("%bad-list", {cst(make_string_utf8(who)), ref(seqs[0])}), c->loc),
+                               c->loc);
+  } else {
+    // both pairs: a step; else the built-in's end: each rest () or a pair, then the value
+    Node* test = gc_new<IfNode>(gcall("pair?", {ref(ps[0])}), gcall("pair?", {ref(ps[1])}), cst(kFalse), c->loc);
+    Node* end = seq2(gcall("%check-end", {cst(make_string_utf8(who)), ref(ps[0])}),
+                     seq2(gcall("%check-end", {cst(make_string_utf8(who)), ref(ps[1])}), done));
+    loop_body = gc_new<IfNode>(test, step, end, c->loc);
+  }
   LambdaNode* el = gc_new<LambdaNode>(each->name, c->loc);
   LambdaClause* ec = gc_new<LambdaClause>();
-  ec->params.push_back(p);
+  for (Var* p : ps) ec->params.push_back(p);
+  if (is_map) ec->params.push_back(acc);
   ec->body = loop_body;
   el->clauses.push_back(ec);
   LetNode* rec = gc_new<LetNode>(NodeKind::Letrec, c->loc);
   rec->vars.push_back(each);
   rec->inits.push_back(el);
-  rec->body = call(ref(each), gc_vector<Node*>{list ? ref(seq) : cst(make_fixnum(0))});
+  gc_vector<Node*> first;
+  for (Var* sq : seqs) first.push_back(list ? ref(sq) : cst(make_fixnum(0)));
+  if (is_map) first.push_back(cst(kNil));
+  rec->body = call(ref(each), first);
   Node* body = rec;
   if (!list) {
-    body = let1(n, gcall("vector-length", {ref(seq)}), body);
+    body = let1(n, gcall("vector-length", {ref(seqs[0])}), body);
     // a vector this code made needs no check (and vector? would count as its escape)
     bool made = false;
     if (c->args[1]->kind == NodeKind::LocalRef) {
@@ -1047,12 +1087,13 @@ Node* Reverse::each_loop(CallNode* c) {
       made = it != env_.end() && made_vectors_.count(it->second);
     }
     if (!made)
-      body = seq2(gc_new<IfNode>(gcall("vector?", {ref(seq)}), unspec,
-                                 gcall("error", {cst(make_string_utf8("vector-for-each: expected a vector, got")), ref(seq)}),
+      body = seq2(gc_new<IfNode>(gcall("vector?", {ref(seqs[0])}), unspec,
+                                 gcall("error", {cst(make_string_utf8(std::string(who) + ": expected a vector, got")), ref(seqs[0])}),
                                  c->loc),
                   body);
   }
-  return let1(seq, c->args[1], body);
+  for (size_t k = nseq; k-- > 0;) body = let1(seqs[k], c->args[k + 1], body);
+  return body;
 }
 
 // A call of a procedure (fn_node null: this procedure's call of itself) on atoms.

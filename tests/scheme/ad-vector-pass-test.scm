@@ -82,6 +82,58 @@
     (for-each (lambda (i) (fill! v i (* x (+ i 1))) (set! s (+ s (vector-ref v i)))) '(0 1))
     (* s (vector-ref v 1))))
 (same "for-each: a helper and set!" b4 (lambda (x) (* 3 x 2 x)))
+;; map and vector-map (one sequence or two lists) and for-each over two lists: the same iteration
+;; as a loop of this code, which carries the vector; the results are the built-ins'
+(define (c1 x)
+  (let ((v (make-vector 3 1.0)))
+    (let ((r (map (lambda (i) (vector-set! v i (* x (vector-ref v i) (+ i 1))) (* i (vector-ref v i))) '(0 1 2))))
+      (+ (apply + r) (vector-ref v 0)))))
+(same "map writes, its results used" c1 (lambda (x) (+ (* 2 x) (* 2 3 x) x)))
+(define (c2 x)
+  (let ((v (make-vector 3 0.0)))
+    (let ((r (vector-map (lambda (e) (fill! v e (* x x e)) (+ x (vector-ref v e))) (vector 2 0 1))))
+      (* (vector-ref r 0) (vector-ref v 1)))))
+(same "vector-map with a helper writing" c2 (lambda (x) (* (+ x (* 2 x x)) x x)))
+(define (c3 x)
+  (let ((v (make-vector 2 0.0)))
+    (for-each (lambda (i c) (vector-set! v i (* c x (+ 1.0 (vector-ref v 0))))) '(0 1 1) '(2.0 3.0))
+    (vector-ref v 1)))
+(same "for-each over two lists (the shorter ends it)" c3 (lambda (x) (* 3.0 x (+ 1.0 (* 2.0 x)))))
+(define (c4 x)
+  (let ((v (make-vector 2 1.0)))
+    (let ((r (map (lambda (i c) (vector-set! v i (* x c (vector-ref v i))) (vector-ref v i)) '(1 0) '(2.0 3.0 4.0))))
+      (* (car r) (cadr r) (vector-ref v 1)))))
+(same "map over two lists" c4 (lambda (x) (* (* 2.0 x) (* 3.0 x) (* 2.0 x))))
+;; the results in the built-ins' order, and their value: value-and-grad against plain evaluation
+(define (c5 x)
+  (let ((v (make-vector 3 1.0)))
+    (let ((r (map (lambda (i) (vector-set! v i (* x (+ i 1))) (* (+ i 1) (vector-ref v i))) '(2 0 1)))
+          (w (vector-map (lambda (i) (vector-set! v i (* x (vector-ref v i))) (vector-ref v i)) (vector 0 2))))
+      (- (* 100 (car r)) (* 10 (cadr r)) (caddr r) (* 7 (vector-ref w 1))))))
+(call-with-values (lambda () ((value-and-grad c5) 1.3))
+  (lambda (y g)
+    (test "map, vector-map: the built-ins' value" (c5 1.3) y)
+    (test-assert "map, vector-map: finite differences" (close? (fd c5 1.3) g))))
+(test "map: second derivative" #t (close? (fd (grad c1) 1.2) ((derivative (grad c1)) 1.2)))
+(test "vector-map: specialized" ((grad c2) 1.5) ((specialize (grad c2)) 1.5))
+(call-with-values (lambda () ((vjp c4) 2.0))
+  (lambda (y pb) (test "map over two lists: vjp twice" (pb 1.0) (pb 1.0))))
+;; the built-ins' errors, unchanged
+(test-error-message "map over an improper list" "map"
+                    ((grad (lambda (x) (let ((v (make-vector 1 0.0))) (map (lambda (i) (vector-set! v 0 x)) '(0 . 1)) (vector-ref v 0)))) 1.0))
+(test-error-message "for-each: an improper second list" "for-each"
+                    ((grad (lambda (x) (let ((v (make-vector 1 0.0))) (for-each (lambda (i j) (vector-set! v 0 x)) '(0 1) '(0 . 1)) (vector-ref v 0)))) 1.0))
+(test-error-message "vector-map over a list" "vector-map: expected a vector"
+                    ((grad (lambda (x) (let ((v (make-vector 1 0.0))) (vector-map (lambda (i) (vector-set! v 0 x)) (list 0)) (vector-ref v 0)))) 1.0))
+;; still refused, clearly: three lists, the vector passed twice in one call, a case-lambda helper
+(test-error-message "for-each over three lists" "vector-set!"
+                    ((grad (lambda (x) (let ((v (make-vector 1 0.0))) (for-each (lambda (i j k) (vector-set! v 0 (* x i))) '(1) '(2) '(3)) (vector-ref v 0)))) 1.0))
+(define (fill-both! v w i x) (vector-set! v i x) (vector-set! w i (* 2 (vector-ref v i))))
+(test-error-message "passed twice in one call" "vector-set!"
+                    ((grad (lambda (x) (let ((v (make-vector 1 0.0))) (fill-both! v v 0 (* x x)) (vector-ref v 0)))) 1.0))
+(define fill-c! (case-lambda ((v i x) (vector-set! v i x)) ((v x) (vector-set! v 0 x))))
+(test-error-message "a case-lambda helper" "vector-set!"
+                    ((grad (lambda (x) (let ((v (make-vector 1 0.0))) (fill-c! v (* x x)) (vector-ref v 0)))) 1.0))
 
 ;; nested derivatives, vjp twice, specialize
 (define (a3-pure x) (+ (* 2 x) (* x 2 x)))
