@@ -7,13 +7,9 @@
 ;;; predicates are tried as values and as branch tests (the JIT fuses those).
 
 (include "harness.scm")
+(include "gen-harness.scm")
 
 (define env (environment '(scheme base) '(scheme eval)))
-(define (written x) (let ((p (open-output-string))) (write x p) (get-output-string p)))
-(define (outcome proc args)
-  (guard (e ((error-object? e) (list 'error (error-object-message e) (map written (error-object-irritants e))))
-            (#t (list 'raise (written e))))
-    (list 'value (apply-args proc args))))
 ;; A direct call (not apply) so the compiled call site is the one under test.
 (define (apply-args proc args)
   (if (null? (cdr args)) (proc (car args)) (proc (car args) (cadr args))))
@@ -78,7 +74,10 @@
 (define (run-all mode)
   (let ((saved (jit-mode)))
     (jit-mode mode)
-    (let ((results (map (lambda (c) (outcome (eval (car c) env) (cdr c))) (cases))))
+    (let ((results (map (lambda (c)
+                          (let ((proc (eval (car c) env)))
+                            (gen-outcome (lambda () (apply-args proc (cdr c))))))
+                        (cases))))
       (jit-mode saved)
       results)))
 

@@ -15,26 +15,10 @@
 ;;; (so also JIT forced, and hot after the warm-up loop below).
 
 (include "harness.scm")
+(include "gen-harness.scm")
 
 (define lt-escape #f)
-(define lt-seed 424242)
-(define (lt-rand n)
-  (set! lt-seed (modulo (+ (* lt-seed 1103515245) 12345) 2147483648))
-  (modulo (quotient lt-seed 65536) n))
-(define (lt-pick l) (list-ref l (lt-rand (length l))))
-
-(define (lt-written x)
-  (let ((p (open-output-string))) (write x p) (get-output-string p)))
-
-(define (lt-outcome thunk)
-  (call-with-current-continuation
-   (lambda (k)
-     (with-exception-handler
-      (lambda (e)
-        (k (if (error-object? e)
-               (list 'error (error-object-message e) (lt-written (error-object-irritants e)))
-               (list 'raise e))))
-      (lambda () (list 'value (thunk)))))))
+(gen-seed! 424242)
 
 ;; (NAME BINDINGS BODY...) -> the named let, with the escaping reference when esc.
 (define (lt-named esc name bindings . body)
@@ -44,8 +28,8 @@
 
 ;; The program shapes: (lambda (esc) program) with the random choices made once, outside.
 (define (lt-shape)
-  (let ((n (+ 1 (lt-rand 12))) (m (lt-rand 8)) (op (lt-pick '(+ - * max))))
-    (case (lt-rand 18)
+  (let ((n (+ 1 (gen-rand 12))) (m (gen-rand 8)) (op (gen-pick '(+ - * max))))
+    (case (gen-rand 18)
       ;; Accumulate; the test and the update vary.
       ((0) (lambda (esc)
              `(lambda (x y)
@@ -211,21 +195,21 @@
     (define (compare-all what)
       (for-each
        (lambda (args)
-         (let ((want (lt-outcome (lambda () (apply escaping args))))
-               (got (lt-outcome (lambda () (apply plain args)))))
+         (let ((want (gen-outcome (lambda () (apply escaping args))))
+               (got (gen-outcome (lambda () (apply plain args)))))
            (if (equal? want got)
                (%test-pass!)
                (%test-fail! (string-append what " " (number->string k))
-                            "\n  program:   " (lt-written (make #f))
-                            "\n  arguments: " (lt-written args)
-                            "\n  closure:   " (lt-written want)
-                            "\n  loop:      " (lt-written got)))))
+                            "\n  program:   " (gen-written (make #f))
+                            "\n  arguments: " (gen-written args)
+                            "\n  closure:   " (gen-written want)
+                            "\n  loop:      " (gen-written got)))))
        lt-args))
     (compare-all "loop program")
     ;; Hot: the same calls again after many (the JIT compiles it in 'on mode).
     (let loop ((r 0))
       (if (< r 60)
-          (begin (lt-outcome (lambda () (apply plain (car lt-args)))) (loop (+ r 1)))))
+          (begin (gen-outcome (lambda () (apply plain (car lt-args)))) (loop (+ r 1)))))
     (compare-all "hot loop program")))
 
 (let loop ((k 0))

@@ -17,27 +17,11 @@
 ;;; Run in the four modes (so also JIT forced, and hot after the warm-up calls below).
 
 (include "harness.scm")
+(include "gen-harness.scm")
 
 (define os-never #f)     ; never true: the escaping copies' extra reference is never taken
 (define os-escape #f)
-(define os-seed 777)
-(define (os-rand n)
-  (set! os-seed (modulo (+ (* os-seed 1103515245) 12345) 2147483648))
-  (modulo (quotient os-seed 65536) n))
-(define (os-pick l) (list-ref l (os-rand (length l))))
-
-(define (os-written x)
-  (let ((p (open-output-string))) (write x p) (get-output-string p)))
-
-(define (os-outcome thunk)
-  (call-with-current-continuation
-   (lambda (k)
-     (with-exception-handler
-      (lambda (e)
-        (k (if (error-object? e)
-               (list 'error (error-object-message e) (os-written (error-object-irritants e)))
-               (list 'raise e))))
-      (lambda () (list 'value (thunk)))))))
+(gen-seed! 777)
 
 ;; A never-taken reference to vars in their binder's body, before the closure, or nothing: the
 ;; binder's body is then no longer the lambda, so the variables keep their boxes whatever the
@@ -47,8 +31,8 @@
 
 ;; The program shapes: (lambda (esc) program), a procedure of (x y), random choices made once.
 (define (os-shape)
-  (let ((n (+ 1 (os-rand 6))) (op (os-pick '(+ - * max))))
-    (case (os-rand 22)
+  (let ((n (+ 1 (gen-rand 6))) (op (gen-pick '(+ - * max))))
+    (case (gen-rand 22)
       ;; A memo thunk (pe-lazy's delay-thunk) forced n times: evaluated once.
       ((0) (lambda (esc)
              `(lambda (x y)
@@ -147,7 +131,7 @@
               `(lambda (x y)
                  (define (make n) ,@(os-esc esc '(n)) (lambda (v) (set! n (+ n 1)) (list n (car v))))
                  (let ((g (make ,n)))
-                   (list (os-outcome (lambda () (g x))) (g (list y)) (os-outcome (lambda () (g 'no))) (g '(1)))))))
+                   (list (gen-outcome (lambda () (g x))) (g (list y)) (gen-outcome (lambda () (g 'no))) (g '(1)))))))
       ;; A loop inside the closure reads and writes the variable (a lambda nested in it: a box).
       ((11) (lambda (esc)
               `(lambda (x y)
@@ -187,7 +171,7 @@
                    ,@(os-esc esc '(s))
                    (lambda (l) (for-each (lambda (e) (set! s (,op s e))) l) (set! s (list s)) s))
                  (let ((g (make x)))
-                   (list (g (list 1 2 ,n)) (os-outcome (lambda () (g (list y)))))))))
+                   (list (g (list 1 2 ,n)) (gen-outcome (lambda () (g (list y)))))))))
       ;; A counter made by an internal define (the binder's body is a letrec of lambdas).
       ((16) (lambda (esc)
               `(lambda (x y)
@@ -230,7 +214,7 @@
                        (set! rounds (+ rounds 1))
                        (if (and again (< rounds 3)) (again #f) (list s rounds)))))
                  (let ((g (make x)))
-                   (list (g ,(+ n 2)) (g 3) (os-outcome (lambda () (g y))))))))
+                   (list (g ,(+ n 2)) (g 3) (gen-outcome (lambda () (g y))))))))
       ;; A loop inside the closure whose value is used (not in tail position).
       ((19) (lambda (esc)
               `(lambda (x y)
@@ -238,7 +222,7 @@
                    ,@(os-esc esc '(s))
                    (lambda (k) (list (let loop ((i 0)) (if (< i k) (begin (set! s (,op s i)) (loop (+ i 1))) s)) s)))
                  (let ((g (make x)))
-                   (list (g ,n) (g 1) (os-outcome (lambda () (g y))))))))
+                   (list (g ,n) (g 1) (gen-outcome (lambda () (g y))))))))
       ;; A local procedure inside the closure (a letrec that is not a loop) assigns the variable.
       ((20) (lambda (esc)
               `(lambda (x y)
@@ -249,7 +233,7 @@
                        (bump 1)
                        (list (map bump l) s))))
                  (let ((g (make x)))
-                   (list (g (list 1 2 ,n)) (os-outcome (lambda () (g (list y)))))))))
+                   (list (g (list 1 2 ,n)) (gen-outcome (lambda () (g (list y)))))))))
       ;; dynamic-wind inside the closure, escaping through it with a continuation.
       ((14) (lambda (esc)
               `(lambda (x y)
@@ -283,21 +267,21 @@
     (define (compare-all what)
       (for-each
        (lambda (args)
-         (let ((want (os-outcome (lambda () (apply boxed args))))
-               (got (os-outcome (lambda () (apply plain args)))))
+         (let ((want (gen-outcome (lambda () (apply boxed args))))
+               (got (gen-outcome (lambda () (apply plain args)))))
            (if (equal? want got)
                (%test-pass!)
                (%test-fail! (string-append what " " (number->string k))
-                            "\n  program:   " (os-written (make #f))
-                            "\n  arguments: " (os-written args)
-                            "\n  boxed:     " (os-written want)
-                            "\n  own slot:  " (os-written got)))))
+                            "\n  program:   " (gen-written (make #f))
+                            "\n  arguments: " (gen-written args)
+                            "\n  boxed:     " (gen-written want)
+                            "\n  own slot:  " (gen-written got)))))
        os-args))
     (compare-all "own-slot program")
     ;; Hot: the same calls again after many (the JIT compiles it in 'on mode).
     (let loop ((r 0))
       (if (< r 60)
-          (begin (os-outcome (lambda () (apply plain (car os-args)))) (loop (+ r 1)))))
+          (begin (gen-outcome (lambda () (apply plain (car os-args)))) (loop (+ r 1)))))
     (compare-all "hot own-slot program")))
 
 (let loop ((k 0))
@@ -375,7 +359,7 @@
          (e ((grad memo) 2.0))                        ; 3x^2 = 12
          (f ((specialize (grad (lambda (x) (+ (state x) (memo x))))) 1.0))  ; 5 + 3
          (g (state 0.0))                              ; 6 elements now: 0
-         (h (os-outcome (lambda () ((grad store) 2.0)))))
+         (h (gen-outcome (lambda () ((grad store) 2.0)))))
     (list a b c d e f g (if (eq? (car h) 'error) (os-count-substring (cadr h) "set! of the outside variable n") h))))
 (test "own-slot closure under grad: its boxed twin's results" (os-grad-run #t) (os-grad-run #f))
 (test "own-slot closure under grad: values" '(1 2 3 24 12 8 0 1) (map (lambda (x) (if (number? x) (exact (round x)) x)) (os-grad-run #f)))
