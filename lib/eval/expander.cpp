@@ -907,8 +907,8 @@ Node* Expander::special(Macro* m, Value x, Scope* s) {
     case SpecialForm::Begin: return sf_begin(x, s);
     case SpecialForm::Let: return sf_let(x, s);
     case SpecialForm::LetStar: return sf_let_star(x, s);
-    case SpecialForm::Letrec:
-    case SpecialForm::LetrecStar: return sf_letrec(x, s);
+    case SpecialForm::Letrec: return sf_letrec(x, s, false);
+    case SpecialForm::LetrecStar: return sf_letrec(x, s, true);
     case SpecialForm::LetValues: return sf_let_values(x, s, false);
     case SpecialForm::LetStarValues: return sf_let_values(x, s, true);
     case SpecialForm::LetSyntax: return sf_let_syntax(x, s, false);
@@ -1150,7 +1150,7 @@ Node* Expander::sf_let_star(Value x, Scope* s) {
   return body;
 }
 
-Node* Expander::sf_letrec(Value x, Scope* s) {
+Node* Expander::sf_letrec(Value x, Scope* s, bool star) {
   if (list_length(x) < 3) bad_syntax(car(x), x);
   Value who = car(x);
   gc_vector<Value> ids, inits;
@@ -1166,7 +1166,45 @@ Node* Expander::sf_letrec(Value x, Scope* s) {
   }
   for (size_t i = 0; i < ids.size(); i++) let->inits.push_back(expand_named(inits[i], inner, ids[i]));
   let->body = expand_body(cddr(x), inner, who, x);
+  if (!star) letrec_inits_first(let);
   return let;
+}
+
+// R7RS letrec evaluates every init before it assigns any variable; the IR's Letrec assigns each
+// as its init returns (letrec*). The difference shows when a continuation captured in an init
+// is re-entered after the variables changed (R5RS pitfall 1.1): each re-entry must assign all
+// the variables afresh from the inits' values of that run. So when an init could capture one
+// (it is not a lambda, a constant or a reference) and there is more than one variable, the
+// first variable's init evaluates all the inits into temporaries, with every variable still
+// unbound as before, and sets the others; their own inits then keep the value they were set to:
+//   (letrec ((v (call/cc f)) (w e)) body)
+//   => (letrec* ((v (let ((t (call/cc f)) (u e)) (set! w u) t)) (w w)) body)
+// Letrecs of lambdas, the common case, keep the direct form the compiler makes closures and
+// loops of.
+void Expander::letrec_inits_first(LetNode* let) {
+  if (let->vars.size() < 2) return;
+  bool simple = true;
+  for (Node* init : let->inits)
+    if (init->kind != NodeKind::Lambda && init->kind != NodeKind::Const && init->kind != NodeKind::LocalRef &&
+        init->kind != NodeKind::GlobalRef)
+      simple = false;
+  if (simple) return;
+  LetNode* temps = gc_new<LetNode>(NodeKind::Let, let->loc);
+  gc_vector<Node*> sets;
+  for (size_t i = 0; i < let->vars.size(); i++) {
+    Var* v = let->vars[i];
+    Var* t = make_var(v->name);
+    Node* init = let->inits[i];
+    temps->vars.push_back(t);
+    temps->inits.push_back(init);
+    if (i == 0) continue;
+    v->assigned = true;
+    sets.push_back(gc_new<LocalSetNode>(v, gc_new<LocalRefNode>(t, init->loc), init->loc));
+    let->inits[i] = gc_new<LocalRefNode>(v, init->loc);
+  }
+  sets.push_back(gc_new<LocalRefNode>(temps->vars[0], let->loc));
+  temps->body = make_seq(sets, let->loc);
+  let->inits[0] = temps;
 }
 
 Node* Expander::sf_let_values(Value x, Scope* s, bool sequential) {

@@ -120,7 +120,8 @@ class Expander {
   Node* sf_begin(Value x, Scope* s);
   Node* sf_let(Value x, Scope* s);
   Node* sf_let_star(Value x, Scope* s);
-  Node* sf_letrec(Value x, Scope* s);
+  Node* sf_letrec(Value x, Scope* s, bool star);
+  void letrec_inits_first(LetNode* let);
   Node* sf_let_values(Value x, Scope* s, bool sequential);
   Node* sf_let_syntax(Value x, Scope* s, bool rec);
   Node* sf_do(Value x, Scope* s);

@@ -295,4 +295,32 @@
 (test "re-entry into a specialized procedure's allocation" '((3 3 3) (3 3 3))
       (list (reentry-run (lambda (d k) (reentry-g 2 d k))) (reentry-run (specialize reentry-g 2))))
 
+;; R7RS letrec evaluates every init before assigning any variable (R5RS pitfall 1.1): a
+;; continuation captured in an init and re-entered after the body set the variables must see
+;; them assigned afresh from that run's values, not letrec*'s one-at-a-time assignments.
+(test "letrec re-entered through call/cc (pitfall 1.1)" 0
+      (let ((cont #f))
+        (letrec ((x (call-with-current-continuation (lambda (c) (set! cont c) 0)))
+                 (y (call-with-current-continuation (lambda (c) (set! cont c) 0))))
+          (if cont
+              (let ((c cont))
+                (set! cont #f)
+                (set! x 1)
+                (set! y 1)
+                (c 0))
+              (+ x y)))))
+(test "letrec re-entered: the first init's continuation" '(0 5)
+      (let ((cont #f) (runs 0))
+        (letrec ((x (call-with-current-continuation (lambda (c) (set! cont c) 0)))
+                 (y (begin (set! runs (+ runs 1)) 5)))
+          (if (= runs 1)
+              (begin (set! y 7) (cont 0))
+              (list x y)))))
+(test "letrec* keeps sequential assignment" 2 (letrec* ((a 1) (b (+ a 1))) b))
+(test "letrec inits see the variables (lambdas)" '(#t #f)
+      (letrec ((ev? (lambda (n) (if (= n 0) #t (od? (- n 1)))))
+               (od? (lambda (n) (if (= n 0) #f (ev? (- n 1)))))
+               (z (list 1)))
+        (list (ev? 10) (od? 10))))
+
 (test-end)
