@@ -42,10 +42,21 @@ class Rules {
   Rules(Expander& ex, Macro* m, Scope* use, SrcLoc loc, Expansion* exp = nullptr)
       : ex_(ex), m_(m), use_(use), loc_(loc), exp_(exp) {}
 
-  bool is_ellipsis(Value v) const {
+  // The default ellipsis is `...` where it means the ellipsis: not where the macro's scope binds
+  // `...` itself, as a variable or a keyword of its own (R7RS 4.3.2 and R6RS compare the
+  // ellipsis like a literal, as Chez and Guile do: under (let ((... 1)) ...) a syntax-rules'
+  // `...` is an ordinary identifier, a pattern variable or a reference). Unbound or global, it
+  // is the ellipsis (a library importing only part of (scheme base) still has one).
+  bool is_ellipsis(Value v) {
     if (m_->ellipsis == kTrue || !is_identifier(v)) return false;
-    if (m_->ellipsis == kFalse) return identifier_symbol(v) == sym_ellipsis_;
-    return v == m_->ellipsis;
+    if (m_->ellipsis != kFalse) return v == m_->ellipsis;
+    if (identifier_symbol(v) != sym_ellipsis_) return false;
+    if (v == last_ellipsis_id_) return last_ellipsis_;
+    Resolved r = ex_.resolve(v, m_->env);
+    last_ellipsis_id_ = v;
+    last_ellipsis_ = r.kind == Resolved::Global ||
+                     (r.kind == Resolved::Keyword && r.macro->form == SpecialForm::Ellipsis);
+    return last_ellipsis_;
   }
   bool is_literal(Value v) const {
     for (Value p = m_->literals; is_pair(p); p = cdr(p))
@@ -109,7 +120,7 @@ class Rules {
   }
 
   // ---- matching --------------------------------------------------------------------------------
-  void pattern_vars(Value pat, int depth, gc_vector<VarDepth>& out) const {
+  void pattern_vars(Value pat, int depth, gc_vector<VarDepth>& out) {
     if (is_identifier(pat)) {
       if (!is_ellipsis(pat) && !is_literal(pat) && !is_underscore(pat))
         out.push_back(VarDepth{pat, depth});
@@ -196,7 +207,7 @@ class Rules {
   }
 
   // Identifiers of the template `t` with their ellipsis depth inside t.
-  void template_vars(Value t, int depth, bool ell, gc_vector<VarDepth>& out) const {
+  void template_vars(Value t, int depth, bool ell, gc_vector<VarDepth>& out) {
     if (is_identifier(t)) {
       out.push_back(VarDepth{t, depth});
       return;
@@ -295,6 +306,8 @@ class Rules {
   SrcLoc loc_;
   Expansion* exp_;
   Value sym_ellipsis_ = intern("...");
+  Value last_ellipsis_id_ = kFalse;  // is_ellipsis's answer for the identifier it last resolved
+  bool last_ellipsis_ = false;
   Value sym_underscore_ = intern("_");
 
   static Value list_vector(Value l) {

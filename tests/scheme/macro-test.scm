@@ -274,4 +274,52 @@
       (let-syntax ((consts (syntax-rules () ((_) (list "s" 1 #\c)))))
         (consts)))
 
+;; R7RS 4.3.2: `...` is the ellipsis only where it means the ellipsis. Bound as a variable (or
+;; keyword) around the macro, it is an ordinary identifier: a pattern variable, a reference
+;; (Chez and Guile agree). (... ...) escapes it; a custom ellipsis leaves `...` ordinary; a
+;; literal `...` wins over the ellipsis.
+(test "... bound as a variable: a reference in the template" '(1 v)
+      (let ((... 'v))
+        (let-syntax ((m (syntax-rules () ((_ a) (list a ...)))))
+          (m 1))))
+(test "... bound as a variable: a pattern variable" '(1 2)
+      (let ((... 'v))
+        (let-syntax ((m (syntax-rules () ((_ a ...) (list a ...)))))
+          (m 1 2))))
+(test "... bound as a variable: not an ellipsis in the pattern" 'no
+      (let ((... 'v))
+        (let-syntax ((m (syntax-rules () ((_ a ...) 'yes) ((_ . r) 'no))))
+          (m 1 2 3))))
+(test "... bound, custom ellipsis" '(1 2 v)
+      (let ((... 'v))
+        (let-syntax ((m (syntax-rules ::: () ((_ a :::) (list a ::: ...)))))
+          (m 1 2))))
+(test "... bound as a keyword" 1
+      (let-syntax ((... (syntax-rules () ((_ x) 'x))))
+        (let-syntax ((m (syntax-rules () ((_ a) (... a)))))
+          (m 1))))
+(test "... unbound again inside: the ellipsis" '(1 2 3)
+      (let ()
+        (define-syntax m (syntax-rules () ((_ a ...) '(a ...))))
+        (m 1 2 3)))
+(define-syntax bind-dots
+  (syntax-rules ()
+    ((_ x) (let (((... ...) x)) (... ...)))))
+(test "(... ...) binds ... in the output" 5 (bind-dots 5))
+(define-syntax dots-literal
+  (syntax-rules ::: (...)
+    ((_ a ... b :::) '(a b :::))
+    ((_ . r) 'other)))
+(test "custom ellipsis with ... as a literal" '((1 2 3) other)
+      (list (dots-literal 1 ... 2 3) (dots-literal 1 2 3)))
+(define-syntax dots-symbol
+  (syntax-rules ::: () ((_ a :::) '((a ...) :::))))
+(test "custom ellipsis: ... in the template is a symbol" '((1 ...) (2 ...)) (dots-symbol 1 2))
+(define-syntax def-seq
+  (syntax-rules ()
+    ((_ name x ...)
+     (define-syntax name (syntax-rules dots () ((_ e dots) (list x ... e dots)))))))
+(def-seq seq 10 20)
+(test "outer ... and inner custom ellipsis" '(10 20 1 2) (seq 1 2))
+
 (test-end)
