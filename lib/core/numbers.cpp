@@ -649,6 +649,10 @@ Value cpx_divide(Value a, Value b, const char* who) {
     return make_rect(divide(num_add(num_mul(ar, br), num_mul(ai, bi)), d, who),
                      divide(num_sub(num_mul(ai, br), num_mul(ar, bi)), d, who));
   }
+  // A complex over a nonzero real divides each part, as cpx_arith multiplies: the full quotient's
+  // zero terms would make an infinite part's partner NaN ((log -0.0 10) is -inf.0+1.36...i).
+  if (kind_of(b) != kCpx && !is_exact_zero(b))
+    return make_rect(divide(re_part(a), b, who), divide(im_part(a), b, who));
   return from_cd(to_cd(a) / to_cd(b));
 }
 
@@ -1456,11 +1460,14 @@ Value num_exp(Value x) {
   return make_flonum(std::exp(to_double(x)));
 }
 
-// Whether log has a non-real value at x.
+// Whether log has a non-real value at x. -0.0 counts as negative: it lies on the branch cut's
+// negative side, so (log -0.0) is -inf.0+pi*i as (angle -0.0) is pi (C's clog, Chez, Guile).
 bool log_is_complex(Value x) {
   NumKind k = check_num("log", x);
   if (k == kCpx) return true;
-  return k == kFlo ? flonum_value(x) < 0 : sign_of_exact(x) < 0;
+  if (k != kFlo) return sign_of_exact(x) < 0;
+  double d = flonum_value(x);
+  return std::signbit(d) && !std::isnan(d);
 }
 
 Value num_log(Value x) {

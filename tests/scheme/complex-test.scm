@@ -108,6 +108,22 @@
 (test-approx-c "log complex" 0.8047189562170503+1.1071487177940904i (log 1+2i))
 (test-approx-c "log with a base" (/ (log -8) (log 2)) (log -8 2))
 (test-approx-c "exp log" 1+2i (exp (log 1+2i)))
+;; Signed zeros: -0.0 is on the negative side of log's branch cut, as (angle -0.0) is pi (C's
+;; clog, Chez, Guile); a complex over a real divides each part, so an infinite real part keeps
+;; its partner ((log -0.0 10) is not -inf.0+nan.0i).
+(test "log -0.0" "-inf.0+3.141592653589793i" (number->string (log -0.0)))
+(test "log 0.0" "-inf.0" (number->string (log 0.0)))
+(test "angle -0.0 agrees with log" #t (= (angle -0.0) (imag-part (log -0.0))))
+(test "log -0.0 base 10" "-inf.0+1.3643763538418412i" (number->string (log -0.0 10)))
+(test "log -inf.0" "+inf.0+3.141592653589793i" (number->string (log -inf.0)))
+(test "log -1.0" "0.0+3.141592653589793i" (number->string (log -1.0)))
+(test "log +nan.0 stays real" #t (let ((l (log +nan.0))) (and (real? l) (nan? l))))
+(test "complex over a real, infinite part" "-inf.0+1.0i" (number->string (/ (make-rectangular -inf.0 2.0) 2.0)))
+(test "sqrt -0.0 is -0.0 (IEEE)" "-0.0" (number->string (sqrt -0.0)))
+(test "atan signed zeros" '("-0.0" "3.141592653589793" "-3.141592653589793" "0.0")
+      (map number->string (list (atan -0.0 1.0) (atan 0.0 -1.0) (atan -0.0 -1.0) (atan 0.0 1.0))))
+(test "expt on signed zeros" '("-inf.0" "+inf.0" "0.0" "-0.0")
+      (map number->string (list (expt -0.0 -1) (expt 0.0 -1) (expt -0.0 0.5) (expt -0.0 3))))
 (test-approx-c "sin" 3.165778513216168+1.959601041421606i (sin 1+2i))
 (test-approx-c "cos" 2.0327230070196656-3.0518977991518i (cos 1+2i))
 (test-approx-c "tan" 0.0338128260798967+1.0147936161466335i (tan 1+2i))
