@@ -101,6 +101,12 @@ void place_at(Value payload, SrcLoc at) {
 }
 
 Value run_form(Vm& vm, Value form, SrcLoc at, Environment* env) {
+  struct Placed {  // VmImpl::form_location for the length of the form (load nests forms)
+    VmImpl* impl;
+    SrcLoc saved;
+    ~Placed() { impl->form_location = saved; }
+  } placed{vm.impl, vm.impl->form_location};
+  vm.impl->form_location = at;
   try {
     return vm.apply(compile_form(vm, form, env), 0, nullptr);
   } catch (SchemeError& e) {

@@ -12,6 +12,7 @@
 
 #include "core/cstack.hpp"
 #include "core/error.hpp"
+#include "eval/embedded.hpp"
 #include "ir/ir.hpp"
 #include "jit/jit.hpp"  // the checkpoint's entry points into the backend (the VM's one upward include)
 #include "vm/profile.hpp"
@@ -29,12 +30,17 @@ std::string name_of(Value proc) {
 // ---- calls and returns -----------------------------------------------------------------------
 
 const Insn* VmImpl::enter(int64_t nfp, int64_t argc, const Insn* ret_pc, int64_t dst, bool tail) {
-  if (tail && nfp != fp) {
-    std::memmove(stack + fp, stack + nfp, sizeof(Value) * (argc + 1));
-    nfp = fp;
-  }
   for (;;) {
     Value f = stack[nfp];
+    // A tail call reuses the caller's frame: the callee and its arguments move down to fp. Not
+    // for a plain primitive, which runs on its arguments where they are and returns from the
+    // caller's frame: the caller's parameters stay in their registers, so an error the
+    // primitive raises shows the caller's own arguments in its backtrace line.
+    if (tail && nfp != fp &&
+        !(f.is_ptr() && f.obj()->type() == Type::Primitive && !(f.as<Primitive>()->flags & kVmSpecial))) {
+      std::memmove(stack + fp, stack + nfp, sizeof(Value) * (argc + 1));
+      nfp = fp;
+    }
     if (!f.is_ptr()) type_error("application", "a procedure", f);
     switch (f.obj()->type()) {
       case Type::Closure: {
@@ -173,7 +179,14 @@ Value frame_arguments(const Proto* p, const Value* base) {
   return args;
 }
 
-bool in_prelude(SrcLoc l) { return l.known() && source_file_name(l.file).rfind("prelude/", 0) == 0; }
+// Scheme code that ships with Quasi: the prelude ("prelude/...") and the embedded libraries
+// ("<quasi>/srfi/1-body.scm"). An error raised in it is reported at the user's call site, and
+// the library procedure the user called is the backtrace line that names it.
+bool in_library_code(SrcLoc l) {
+  if (!l.known()) return false;
+  const std::string& f = source_file_name(l.file);
+  return f.rfind("prelude/", 0) == 0 || is_embedded_name(f);
+}
 
 }  // namespace
 
@@ -187,7 +200,7 @@ Value VmImpl::backtrace() const {
     if (int(records.size()) >= kMaxFrames) return;
     Value name = is_symbol(p->name) ? make_string_utf8(symbol_name(p->name)) : kFalse;
     Value where = at.known() ? make_string_utf8(at.to_string()) : kFalse;
-    bool internal = in_prelude(SrcLoc::unpack(p->loc));
+    bool internal = in_library_code(SrcLoc::unpack(p->loc));
     Value record = make_vector(4);
     Value* r = record.as<Vector>()->items();
     r[0] = name;
@@ -203,15 +216,37 @@ Value VmImpl::backtrace() const {
     if (!f.pc || !f.proto) continue;  // a barrier (C++ called Scheme)
     add(f.proto, f.fp, SrcLoc::unpack(f.proto->locs[f.pc - 1 - f.proto->code]));
   }
+  // Raised inside library code: the outermost library frame of the innermost run, the
+  // procedure the user's code called, is shown (not hidden as internal) at the user's call site
+  // (the caller's record says where it made the call; without one, a tail call or the top level
+  // made it: user_location finds the site). Unless that frame is a %helper the procedure
+  // tail-called: the error message names the procedure.
+  if (in_library_code(location_of(error_pc)) && !records.empty()) {
+    size_t entry = 0;
+    while (entry + 1 < records.size() && records[entry + 1].as<Vector>()->items()[3] == kTrue) entry++;
+    Value* r = records[entry].as<Vector>()->items();
+    if (r[3] == kTrue && !(is_string(r[0]) && string_to_utf8(r[0]).rfind('%', 0) == 0)) {
+      SrcLoc site = user_location();
+      r[1] = entry + 1 < records.size() ? records[entry + 1].as<Vector>()->items()[1]
+             : site.known()               ? make_string_utf8(site.to_string())
+                                          : kFalse;
+      r[3] = kFalse;
+    }
+  }
   Value v = make_vector(int64_t(records.size()) + 1, make_fixnum(total));
   std::copy(records.begin(), records.end(), v.as<Vector>()->items() + 1);
   return v;
 }
 
+SrcLoc VmImpl::error_location() const {
+  SrcLoc here = location_of(error_pc);
+  if (!in_library_code(here)) return here;
+  SrcLoc user = user_location();
+  return user.known() ? user : here;
+}
+
 SrcLoc VmImpl::user_location() const {
-  auto in_user_code = [](SrcLoc l) {
-    return l.known() && source_file_name(l.file).rfind("prelude/", 0) != 0;
-  };
+  auto in_user_code = [](SrcLoc l) { return l.known() && !in_library_code(l); };
   SrcLoc here = location_of(error_pc);
   if (in_user_code(here)) return here;
   for (int64_t i = nframes - 1; i >= 0; i--) {
@@ -220,16 +255,16 @@ SrcLoc VmImpl::user_location() const {
     SrcLoc l = SrcLoc::unpack(f.proto->locs[f.pc - 1 - f.proto->code]);
     if (in_user_code(l)) return l;
   }
-  return {};
+  return in_user_code(form_location) ? form_location : SrcLoc{};
 }
 
 const Insn* VmImpl::raise_from_error(Value payload) {
   if (is_condition(payload)) {
     Condition* c = payload.as<Condition>();
-    if (c->loc == 0) c->loc = location_of(error_pc).pack();
+    if (c->loc == 0) c->loc = error_location().pack();
     if (!is_vector(c->backtrace)) c->backtrace = backtrace();
   }
-  last_raise_where = location_of(error_pc);
+  last_raise_where = error_location();
   Value raise_proc = raise_cell == kFalse ? kUnbound : raise_cell.as<GlobalCell>()->value;
   if (raise_proc == kUnbound || run_depth == 0) throw UncaughtRaise{payload, location_of(error_pc)};
   int64_t nfp = top;

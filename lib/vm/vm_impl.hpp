@@ -130,6 +130,9 @@ struct VmImpl {
   uintptr_t jit_entry_rsp = 0, jit_stack_floor = 0;
   Value raise_cell = kFalse;                     // GlobalCell of Scheme-level %raise
   SrcLoc last_raise_where;                       // call site of the latest raise (for non-conditions)
+  // The start of the top-level form running (engine/toplevel.cpp): user_location's last resort,
+  // when a top-level tail call into library code left no frame of the user's.
+  SrcLoc form_location;
   Value winders_cell = kFalse;                   // GlobalCell of %winders (00-core.scm)
   Value handlers_cell = kFalse;                  // GlobalCell of %handlers (00-core.scm)
   Value wind_continue_cell = kFalse;             // GlobalCell of %wind-and-continue
@@ -195,7 +198,8 @@ struct VmImpl {
 
   SrcLoc location_of(const Insn* pc) const;  // of an instruction of the running procedure
   Value backtrace() const;                   // the frames for Condition::backtrace
-  SrcLoc user_location() const;              // innermost call site outside the prelude
+  SrcLoc user_location() const;              // innermost call site outside library code
+  SrcLoc error_location() const;             // error_pc's location, or user_location() when that is in library code
 };
 
 }  // namespace quasi

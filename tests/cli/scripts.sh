@@ -57,6 +57,39 @@ expect_no_match "the prelude's own procedures are hidden" "$ERR" 'in \(for-each'
 run "$QUASI" --verbose-backtrace prelude.scm
 expect_match "--verbose-backtrace shows them" "$ERR" '^  in \(for-each .*prelude/'
 
+# An error raised inside library code (the prelude, an embedded library) is reported at the
+# user's call site, and the library procedure called there is the backtrace line naming it.
+cat > libcall.scm <<'SCM'
+(import (scheme base) (srfi 1))
+(define (g x)
+  (+ 1 (take x 5)))
+(g '(1 2))
+SCM
+run "$QUASI" libcall.scm
+expect_match "library error: located at the user's call" "$ERR" '^libcall\.scm:3:8: error: take: list too short'
+expect_match "library error: the library procedure at the call site" "$ERR" '^  in \(take \(1 2\) 5\) at libcall\.scm:3:8$'
+expect_no_match "library error: no location inside the library" "$ERR" 'prelude/|<quasi>/'
+cat > libtail.scm <<'SCM'
+(define (g v)
+  (vector-map car v))
+(g (vector 1 2))
+SCM
+run "$QUASI" libtail.scm
+expect_match "library error after tail calls: at the top-level form" "$ERR" '^libtail\.scm:3:1: error: car: expected a pair, got 1$'
+expect_match "library error after tail calls: the library procedure" "$ERR" '^  in \(vector-map #<procedure car> #\(1 2\)\) at libtail\.scm:3:1$'
+
+# A primitive raising in tail position: the caller's line shows the caller's own arguments,
+# not the primitive's (they used to overwrite the caller's registers).
+cat > tailprim.scm <<'SCM'
+(define (f n) (if (= n 0) (vector-ref (vector 1 2) n 5) (+ 1 (f (- n 1)))))
+(f 3)
+SCM
+for mode in on off force; do
+  run env QUASI_JIT=$mode "$QUASI" -W0 tailprim.scm
+  expect_match "tail primitive error ($mode): the caller's argument" "$ERR" '^  in \(f 0\) at tailprim\.scm:1:27$'
+  expect_no_match "tail primitive error ($mode): not the primitive's" "$ERR" 'in \(f #\('
+done
+
 printf '(display "x")\n(newline)\nfoo\n' > unbound.scm
 run "$QUASI" unbound.scm
 expect_match "a bare unbound symbol at top level is located" "$ERR" '^unbound\.scm:3:1: error: unbound variable: foo$'
