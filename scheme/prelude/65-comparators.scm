@@ -9,7 +9,11 @@
 ;;; list, pairs, booleans, characters, strings, symbols, numbers, vectors, bytevectors, then
 ;;; types registered with comparator-register-default! in registration order; within a type,
 ;;; in the natural order (pairs and vectors lexicographically, shorter vectors first; complex
-;;; numbers by real part then imaginary part).
+;;; numbers by real part then imaginary part). Its equality is the one that order implies:
+;;; numbers are equal when = (so 1 and 1.0 are), pairs and vectors element by element with
+;;; the default comparator itself, other values by equal? (a registered type by its comparator).
+;;; Its hash (default-hash) agrees with that equality and with the SRFI's per-type hash
+;;; functions: number-hash on numbers, string-hash on strings, symbol-hash on symbols, ...
 ;;;
 ;;; Its public macros (hash-bound, hash-salt, comparator-if<=>) are in 66-comparator-syntax.scm:
 ;;; this file holds only definitions of variables, so it is loaded on first use
@@ -63,7 +67,6 @@
                  ((or (nan? r) (infinite? r)) 0)
                  (else (exact (floor r))))
            bound)))
-(define default-hash equal-hash)
 
 (define %hash-salt 0)
 
@@ -142,13 +145,22 @@
              (else ((comparator-ordering-predicate (%registered-comparator a)) a b)))))))
 
 (define (%default=? a b)
-  (let ((c (and (not (null? %registered-comparators))
-                (not (or (null? a) (pair? a) (boolean? a) (char? a) (string? a) (symbol? a)
-                         (number? a) (vector? a) (bytevector? a)))
-                (%registered-comparator a))))
-    (if c
-        (and ((comparator-type-test-predicate c) b) ((comparator-equality-predicate c) a b))
-        (equal? a b))))
+  (cond ((number? a) (and (number? b) (= a b)))
+        ((pair? a)
+         (and (pair? b) (%default=? (car a) (car b)) (%default=? (cdr a) (cdr b))))
+        ((vector? a)
+         (and (vector? b)
+              (= (vector-length a) (vector-length b))
+              (let loop ((i 0))
+                (or (= i (vector-length a))
+                    (and (%default=? (vector-ref a i) (vector-ref b i)) (loop (+ i 1)))))))
+        ((or (null? a) (boolean? a) (char? a) (string? a) (symbol? a) (bytevector? a)
+             (null? %registered-comparators))
+         (equal? a b))
+        ((%registered-comparator a)
+         => (lambda (c)
+              (and ((comparator-type-test-predicate c) b) ((comparator-equality-predicate c) a b))))
+        (else (equal? a b))))
 
 ;; Shorter sequences first, then element by element.
 (define (%sequence<? len ref less? same? a b)
@@ -161,21 +173,45 @@
                         ((same? (ref a i) (ref b i)) (loop (+ i 1)))
                         (else #f)))))))
 
-(define (%default-hash x . bound)
-  (let ((c (and (not (null? %registered-comparators)) (%registered-comparator x))))
-    (if c ((comparator-hash-function c) x) (apply equal-hash x bound))))
+(define (default-hash x . bound)
+  (let ((h (%default-hash x)))
+    (if (null? bound) h (modulo h (car bound)))))
+
+;; Pairs and vectors mix their elements' codes (a list's spine iteratively, so long lists do not
+;; nest calls); equal values get equal codes because equal elements do.
+(define (%default-hash x)
+  (cond ((number? x) (number-hash x))
+        ((string? x) (string-hash x))
+        ((symbol? x) (symbol-hash x))
+        ((char? x) (char-hash x))
+        ((boolean? x) (boolean-hash x))
+        ((null? x) 0)
+        ((pair? x)
+         (let loop ((x x) (h 17))
+           (if (pair? x)
+               (loop (cdr x) (%hash-mix h (%default-hash (car x))))
+               (%hash-mix h (%default-hash x)))))
+        ((vector? x)
+         (let loop ((i 0) (h (vector-length x)))
+           (if (= i (vector-length x))
+               h
+               (loop (+ i 1) (%hash-mix h (%default-hash (vector-ref x i)))))))
+        ((and (not (bytevector? x)) (%registered-comparator x))
+         => (lambda (c) ((comparator-hash-function c) x)))
+        (else (equal-hash x))))
+
+(define (%hash-mix h k) (modulo (+ (* h 31) k) 2305843009213693951))
 
 (define %the-default-comparator
-  (%make-comparator (lambda (x) #t) equal? %default<? equal-hash))
+  (%make-comparator (lambda (x) #t) %default=? %default<? default-hash))
 
-(define (make-default-comparator)
-  (if (null? %registered-comparators)
-      %the-default-comparator
-      (%make-comparator (lambda (x) #t) %default=? %default<? %default-hash)))
+(define (make-default-comparator) %the-default-comparator)
 
-(define (make-eq-comparator) (%make-comparator (lambda (x) #t) eq? %default<? default-hash))
-(define (make-eqv-comparator) (%make-comparator (lambda (x) #t) eqv? %default<? default-hash))
-(define (make-equal-comparator) (%make-comparator (lambda (x) #t) equal? %default<? default-hash))
+;; equal-hash is consistent with eq?, eqv? and equal? alike, and built in: hash tables made
+;; from these comparators keep the fast C++ hashing (70-hash-tables.scm).
+(define (make-eq-comparator) (%make-comparator (lambda (x) #t) eq? %default<? equal-hash))
+(define (make-eqv-comparator) (%make-comparator (lambda (x) #t) eqv? %default<? equal-hash))
+(define (make-equal-comparator) (%make-comparator (lambda (x) #t) equal? %default<? equal-hash))
 
 ;; ---- compound comparators -----------------------------------------------------------------
 (define (make-pair-comparator ca cd)
@@ -211,7 +247,7 @@
      (let loop ((x x) (h 17))
        (if (empty? x)
            h
-           (loop (tail x) (modulo (+ (* h 31) (comparator-hash ce (head x))) 2305843009213693951)))))))
+           (loop (tail x) (%hash-mix h (comparator-hash ce (head x)))))))))
 
 (define (make-vector-comparator ce type-test len ref)
   (make-comparator
@@ -229,7 +265,7 @@
      (let loop ((i 0) (h (len x)))
        (if (= i (len x))
            h
-           (loop (+ i 1) (modulo (+ (* h 31) (comparator-hash ce (ref x i))) 2305843009213693951)))))))
+           (loop (+ i 1) (%hash-mix h (comparator-hash ce (ref x i)))))))))
 
 ;; Comparators for common types (SRFI 114/128 style; (srfi 128) exports the SRFI's own names only).
 (define boolean-comparator

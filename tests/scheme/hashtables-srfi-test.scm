@@ -65,6 +65,38 @@
                                (= (string-ci-hash "AB") (string-ci-hash "ab"))
                                (exact-integer? (symbol-hash 'a))
                                (= (default-hash '(1)) (default-hash (list 1)))))
+;; The default comparator's equality is = on numbers (also inside pairs and vectors), and its
+;; hash agrees with it and with the per-type hash functions (SRFI 128; its reference
+;; implementation's default-hash dispatches to number-hash, string-hash, ...).
+(test "default comparator: 1 = 1.0" #t (=? (make-default-comparator) 1 1.0))
+(test "default comparator: 1/2 = 0.5, -0.0 = 0.0" '(#t #t)
+      (list (=? (make-default-comparator) 1/2 0.5) (=? (make-default-comparator) -0.0 0.0)))
+(test "default comparator: numbers inside pairs and vectors" '(#t #t #f)
+      (list (=? (make-default-comparator) '(1 #(2 (3))) '(1.0 #(2.0 (3.0))))
+            (=? (make-default-comparator) #(1 2) (vector 1.0 2))
+            (=? (make-default-comparator) '(1 2) '(1 2 3))))
+(test "default comparator: other types by equal?" '(#t #f #f)
+      (list (=? (make-default-comparator) "ab" (string #\a #\b))
+            (=? (make-default-comparator) 'a 'b)
+            (=? (make-default-comparator) 1 "1")))
+(test "default hash agrees with =?" #t
+      (let ((h (comparator-hash-function (make-default-comparator))))
+        (and (= (h 1) (h 1.0)) (= (h 1/2) (h 0.5)) (= (h '(1 #(2))) (h '(1.0 #(2.0))))
+             (= (default-hash 3) (default-hash 3.0)))))
+(test "default hash agrees with the type's hash function" #t
+      (and (= (default-hash 42) (number-hash 42)) (= (default-hash 2.5) (number-hash 2.5))
+           (= (default-hash "abc") (string-hash "abc")) (= (default-hash 'abc) (symbol-hash 'abc))
+           (= (default-hash #\x) (char-hash #\x)) (= (default-hash #t) (boolean-hash #t))
+           (= (comparator-hash (make-default-comparator) "abc") (string-hash "abc"))))
+(test "default hash with a bound" #t
+      (let ((h (default-hash '(1 "a" #(b)) 100))) (and (exact-integer? h) (<= 0 h 99))))
+(test "default hash of a long list" #t (exact-integer? (default-hash (make-list 100000 1.5))))
+(test "a table under the default comparator: 1 and 1.0 are one key" '(2 b)
+      (let ((t (s125:make-hash-table (make-default-comparator))))
+        (s125:hash-table-set! t 1 'a)
+        (s125:hash-table-set! t 1.0 'b)
+        (s125:hash-table-set! t '(2) 'c)
+        (list (s125:hash-table-size t) (s125:hash-table-ref/default t 1 #f))))
 (test "hash-bound and salt" #t (and (exact-integer? (hash-bound)) (exact-integer? (hash-salt))))
 (test "scheme comparator" #t (c:comparator? (c:make-default-comparator)))
 ;; A registered type joins the default comparator, after the built-in types.
