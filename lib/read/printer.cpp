@@ -90,7 +90,7 @@ bool symbol_needs_bars(Value sym) {
   int64_t n = name->length();
   const uint32_t* s = name->chars();
   if (n == 0) return true;
-  if (s[0] == '#' || s[0] == '@') return true;  // '@' would merge with a preceding ','
+  if (s[0] == '#') return true;  // '@' is an initial (R7RS 7.1.1): only after ',' it needs care
   if (n == 1 && s[0] == '.') return true;
   for (int64_t i = 0; i < n; i++) {
     char32_t c = s[i];
@@ -383,6 +383,8 @@ class Printer {
                                : a == kSplice ? ",@" : nullptr;
           if (prefix) {
             emit(prefix);
+            // ,@x would read as unquote-splicing: (unquote @x) is written , @x.
+            if (a == kUnquote && is_symbol(car(d)) && symbol_name(car(d))[0] == '@') emit(" ");
             tasks_.push_back({K::Val, car(d), 0, nullptr});
             return;
           }

@@ -116,6 +116,15 @@
       (let ((p (open-output-string))) (write (string->symbol "hello world") p) (get-output-string p)))
 (test "write empty symbol" "||"
       (let ((p (open-output-string))) (write (string->symbol "") p) (get-output-string p)))
+;; @ is an initial (R7RS 7.1.1): written plain, except after , where it would read as ,@
+(test "write @ symbols plain" "(@ @a a@b)"
+      (let ((p (open-output-string))) (write (map string->symbol '("@" "@a" "a@b")) p) (get-output-string p)))
+(test "write (unquote @a) reads back" '(unquote @a)
+      (let ((p (open-output-string)))
+        (write (list 'unquote (string->symbol "@a")) p)
+        (read (open-input-string (get-output-string p)))))
+(test "write ,@ still splices" ",@a"
+      (let ((p (open-output-string))) (write '(unquote-splicing a) p) (get-output-string p)))
 
 ;; ---- UTF-8 -----------------------------------------------------------------------------------
 (test "string->utf8" #u8(206 187) (string->utf8 "λ"))
