@@ -90,6 +90,18 @@ for mode in on off force; do
   expect_no_match "tail primitive error ($mode): not the primitive's" "$ERR" 'in \(f #\('
 done
 
+# include looks beside the including file first, then relative to the current directory (where
+# Chez and Larceny's R7RS tests look).
+mkdir -p inc/sub
+printf '(define from-beside 1)\n' > inc/sub/beside.scm
+printf '(define from-cwd 2)\n' > inc/cwd.scm
+printf '(include "beside.scm")\n(include "inc/cwd.scm")\n(display (+ from-beside from-cwd))\n' > inc/sub/main.scm
+run "$QUASI" inc/sub/main.scm
+expect_eq "include: beside the file, then from the current directory" "$OUT" "3"
+printf '(include "inc/missing.scm")\n' > inc/sub/bad.scm
+run "$QUASI" inc/sub/bad.scm
+expect_match "include: a missing file is still an error" "$ERR" 'cannot open file'
+
 printf '(display "x")\n(newline)\nfoo\n' > unbound.scm
 run "$QUASI" unbound.scm
 expect_match "a bare unbound symbol at top level is located" "$ERR" '^unbound\.scm:3:1: error: unbound variable: foo$'
