@@ -80,8 +80,50 @@
         (loop (cdr lead) (cdr lag) (cons (car lag) acc))
         (reverse acc))))
 
-(define (take! l k) (take l k))
-(define (drop-right! l k) (drop-right l k))
+;; ---- linear update ----------------------------------------------------------------------------
+;; The ! variants reuse their argument's pairs, relinking them with set-cdr! (SRFI 1 allows it;
+;; Larceny's R7RS tests expect it). On a bad argument each calls its pure twin, whose error it
+;; reports.
+
+;; The pairs of l whose elements satisfy keep?, relinked in place, in order.
+(define (%keep! keep? l)
+  (let skip ((l l))
+    (cond ((null? l) '())
+          ((keep? (car l))
+           (let loop ((prev l) (p (cdr l)))
+             (cond ((null? p) l)
+                   ((keep? (car p)) (loop p (cdr p)))
+                   (else (set-cdr! prev (cdr p)) (loop prev (cdr p))))))
+          (else (skip (cdr l))))))
+
+;; The longest prefix of l whose elements satisfy pred, cut off in place, and the rest.
+(define (%span! pred l)
+  (cond ((not (list? l)) (span pred l))
+        ((or (null? l) (not (pred (car l)))) (values '() l))
+        (else (let loop ((prev l))
+                (let ((next (cdr prev)))
+                  (if (and (pair? next) (pred (car next)))
+                      (loop next)
+                      (begin (set-cdr! prev '()) (values l next))))))))
+
+(define (take! l k)
+  (%check-index "take!" k)
+  (if (= k 0)
+      '()
+      (let ((end (drop l (- k 1))))
+        (if (pair? end)
+            (begin (set-cdr! end '()) l)
+            (take l k)))))
+
+(define (drop-right! l k)
+  (%check-index "drop-right!" k)
+  (let ((lead (drop l k)))
+    (if (pair? lead)
+        (let loop ((lead (cdr lead)) (lag l))
+          (if (pair? lead)
+              (loop (cdr lead) (cdr lag))
+              (begin (set-cdr! lag '()) l)))
+        '())))
 
 (define (split-at l k)
   (%check-index "split-at" k)
@@ -89,7 +131,14 @@
     (cond ((= i 0) (values (reverse acc) p))
           ((pair? p) (loop (cdr p) (- i 1) (cons (car p) acc)))
           (else (%srfi1-error "split-at" "list too short" l k)))))
-(define (split-at! l k) (split-at l k))
+(define (split-at! l k)
+  (%check-index "split-at!" k)
+  (if (= k 0)
+      (values '() l)
+      (let ((end (drop l (- k 1))))
+        (if (pair? end)
+            (let ((rest (cdr end))) (set-cdr! end '()) (values l rest))
+            (split-at l k)))))
 
 ;; ---- miscellaneous ----------------------------------------------------------------------------
 ;; The length of a proper (or dotted) list, #f for a circular one.
@@ -211,15 +260,38 @@
 
 ;; map calls f left to right already.
 (define (map-in-order f l . ls) (apply map f l ls))
-(define (map! f l . ls) (apply map f l ls))
+;; One list: each element replaced in its own pair. Several: fresh pairs, as map.
+(define (map! f l . ls)
+  (if (or (pair? ls) (not (list? l)))
+      (apply map f l ls)
+      (let loop ((p l))
+        (if (pair? p)
+            (begin (set-car! p (f (car p))) (loop (cdr p)))
+            l))))
 
 ;; ---- filtering ----------------------------------------------------------------------------------
-(define (filter! pred l) (filter pred l))
-(define (partition! pred l) (partition pred l))
-(define (remove! pred l) (remove pred l))
+(define (filter! pred l)
+  (if (and (procedure? pred) (list? l)) (%keep! pred l) (filter pred l)))
+(define (remove! pred l)
+  (if (and (procedure? pred) (list? l)) (%keep! (lambda (x) (not (pred x))) l) (remove pred l)))
+;; The pairs relinked into two chains behind two header pairs.
+(define (partition! pred l)
+  (if (not (and (procedure? pred) (list? l)))
+      (partition pred l)
+      (let ((in (list 'in)) (out (list 'out)))
+        (let loop ((p l) (i in) (o out))
+          (if (null? p)
+              (begin (set-cdr! i '()) (set-cdr! o '()) (values (cdr in) (cdr out)))
+              (let ((next (cdr p)))
+                (if (pred (car p))
+                    (begin (set-cdr! i p) (loop next p o))
+                    (begin (set-cdr! o p) (loop next i p)))))))))
 
 ;; ---- searching ----------------------------------------------------------------------------------
-(define (take-while! pred l) (take-while pred l))
+(define (take-while! pred l)
+  (if (procedure? pred)
+      (call-with-values (lambda () (%span! pred l)) (lambda (head rest) head))
+      (take-while pred l)))
 
 (define (span pred l)
   (let loop ((p l) (acc '()))
@@ -227,12 +299,26 @@
         (loop (cdr p) (cons (car p) acc))
         (values (reverse acc) p))))
 (define (break pred l) (span (lambda (x) (not (pred x))) l))
-(define (span! pred l) (span pred l))
-(define (break! pred l) (break pred l))
+(define (span! pred l) (%span! pred l))
+(define (break! pred l) (%span! (lambda (x) (not (pred x))) l))
 
 ;; ---- deleting -----------------------------------------------------------------------------------
-(define (delete! x l . same) (apply delete x l same))
-(define (delete-duplicates! l . same) (apply delete-duplicates l same))
+(define (delete! x l . same)
+  (if (and (list? l) (or (null? same) (procedure? (car same))))
+      (let ((same? (if (pair? same) (car same) equal?)))
+        (%keep! (lambda (y) (not (same? x y))) l))
+      (apply delete x l same)))
+;; Each kept pair drops the later elements equal to its own from the rest, in place.
+(define (delete-duplicates! l . same)
+  (if (and (list? l) (or (null? same) (procedure? (car same))))
+      (let ((same? (if (pair? same) (car same) equal?)))
+        (let loop ((p l))
+          (if (pair? p)
+              (let ((x (car p)))
+                (set-cdr! p (%keep! (lambda (y) (not (same? x y))) (cdr p)))
+                (loop (cdr p)))
+              l)))
+      (apply delete-duplicates l same)))
 
 ;; ---- association lists --------------------------------------------------------------------------
 (define (alist-cons k v alist) (cons (cons k v) alist))
@@ -241,7 +327,11 @@
 (define (alist-delete key alist . same)
   (let ((same? (if (pair? same) (car same) equal?)))
     (remove (lambda (p) (same? key (car p))) alist)))
-(define (alist-delete! key alist . same) (apply alist-delete key alist same))
+(define (alist-delete! key alist . same)
+  (if (and (list? alist) (or (null? same) (procedure? (car same))))
+      (let ((same? (if (pair? same) (car same) equal?)))
+        (%keep! (lambda (p) (not (same? key (car p)))) alist))
+      (apply alist-delete key alist same)))
 
 ;; ---- lists as sets ------------------------------------------------------------------------------
 ;; Membership with the SRFI's argument order: (= list-element x), for adjoin and union, whose

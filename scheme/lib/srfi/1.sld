@@ -1,8 +1,8 @@
 ;; (srfi 1) — the list library, every name of the SRFI. The procedures the core already has
 ;; (prelude/10-lists.scm, builtins/lists.cpp) are re-exported; the rest are defined here. The
-;; linear-update variants (take!, append!, filter!, ...) may reuse their arguments' pairs by SRFI 1;
-;; these return fresh structure like the pure ones, except reverse!, append! and append-reverse!,
-;; which reuse the pairs.
+;; linear-update variants (take!, append!, filter!, ...) may reuse their arguments' pairs by SRFI 1,
+;; and they do (1-body.scm): relinked with set-cdr!, set-car! for map! of one list; append-map!
+;; and map! of several lists return fresh pairs.
 (define-library (srfi 1)
   (import (quasi core))
   (export
