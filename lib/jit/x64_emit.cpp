@@ -1591,13 +1591,15 @@ class Emitter {
     }});
     // A primitive done inline needs no poll: it cannot run long; the call falls back to the poll.
     if (Value prim = known_primitive(s); prim.bits != 0) inline_primitive(s, prim, false);
+    Known callee = known_closure(s);
+    Label general = a_.newLabel();
+    bool checked = load_known_callee(s, callee, general);
     poll(s.index);
     flush(pinned_live_in(k));
     // A known callee's call is in line and falls through to the next instruction; the general
     // call is then out of line (its guard fails only when the guess was wrong).
-    if (Known callee = known_closure(s); callee.proto) {
-      Label general = a_.newLabel();
-      known_call(s, callee, general);
+    if (callee.proto) {
+      known_call(s, callee, general, checked);
       slow_paths_.push_back(SlowPath{general, [this, s, exit, primitive, retry] {
         general_call(s, exit, primitive, retry, false);
       }});
@@ -1633,11 +1635,11 @@ class Emitter {
   // drops machine code, engine/redefinition.cpp), the call skips the callee checks, knows the
   // callee's frame size, and a self call is a direct `call` to this code's start. Falls through
   // to the general call when the guard fails.
-  void known_call(const Step& s, Known callee, const Label& general) {
+  void known_call(const Step& s, Known callee, const Label& general, bool checked) {
     Proto* q = callee.proto;
     bool self = q == p_;
     Label exit = exit_label(s.index, false);
-    known_guard(s, callee, general);
+    known_guard(s, callee, general, checked);
     caller_fp(rdi);
     a_.lea(r9, ptr(rdi, int32_t(s.a) + q->nregs + 1));  // the callee's top + 1
     push_call_frame(s, exit);
@@ -1647,16 +1649,20 @@ class Emitter {
 
   // Jumps to `general` unless R[a] is still `callee` (for a callee known only by its Proto, a
   // closure of that Proto) and its Proto's machine code is still this code (a self call) or some
-  // code (another procedure); leaves rdx = that Proto's JitCode.
-  void known_guard(const Step& s, Known callee, const Label& general) {
+  // code (another procedure); leaves rdx = that Proto's JitCode. With `checked`, R[a] was
+  // compared with the closure when it was loaded (load_known_callee) and has not changed since.
+  void known_guard(const Step& s, Known callee, const Label& general, bool checked) {
     Proto* q = callee.proto;
-    ld(rax, s.a);
-    if (callee.closure.bits != 0) {
+    if (checked) {
+      a_.mov(rcx, imm(reinterpret_cast<uint64_t>(q)));
+    } else if (callee.closure.bits != 0) {
+      ld(rax, s.a);
       load_constant(rcx, callee.closure);
       a_.cmp(rax, rcx);
       a_.jne(general);
       a_.mov(rcx, imm(reinterpret_cast<uint64_t>(q)));
     } else {
+      ld(rax, s.a);
       check_closure_of(rax, q, general);
     }
     if (q == p_) {
@@ -1674,10 +1680,9 @@ class Emitter {
   // is (same size: no stack check), moves the arguments into the parameters' homes (machine
   // registers or slots) and jumps to the start of the body, past the loads of the entry; another
   // procedure's checks only its known frame size (after the call has stored the pinned registers).
-  void known_tail_call(const Step& s, Known callee) {
+  void known_tail_call(const Step& s, Known callee, const Label& general, bool checked) {
     Proto* q = callee.proto;
-    Label general = a_.newLabel();
-    known_guard(s, callee, general);
+    known_guard(s, callee, general, checked);
     if (q == p_) {
       self_tail_jump(s);
     } else {
@@ -1912,7 +1917,7 @@ class Emitter {
       const Step& t = lp_.steps[size_t(j)];
       if (lp_.label[size_t(t.index)]) return false;
       if (t.op == Op::kCall || t.op == Op::kTailCall) {
-        if (t.a != g.a || known_primitive(t).bits == 0) return false;
+        if (t.a != g.a || (known_primitive(t).bits == 0 && known_closure(t).closure.bits == 0)) return false;
         deferred_ref_[t.index] = k;
         return true;
       }
@@ -2128,6 +2133,32 @@ class Emitter {
     st(g.a, rax);
   }
 
+  // The kGlobalRef that defer_global_ref left to a call of a known closure, done at the call:
+  // the value is compared with the closure at once (which is not the unbound marker, so the
+  // unbound check goes) and stored in R[a] before the poll (whose exit hands the call to the
+  // interpreter); the guard then need not reload and compare it again. Any other value takes
+  // the kGlobalRef's own code out of line (its unbound check exits at the kGlobalRef), then the
+  // poll, the call's store of the pinned registers and the general call at `general`. Returns
+  // whether the load was done here (else R[a] was loaded by its own step).
+  bool load_known_callee(const Step& s, Known callee, const Label& general) {
+    auto deferred = deferred_ref_.find(s.index);
+    if (deferred == deferred_ref_.end() || callee.closure.bits == 0) return false;
+    const Step g = lp_.steps[deferred->second];
+    Label other = slow_path([this, s, g, general] {
+      deferred_global_ref(g);
+      poll(s.index);
+      flush(pinned_live_in(position_of(s.index)));
+      a_.jmp(general);
+    });
+    load_constant(rcx, p_->consts[g.b]);
+    a_.mov(rax, qword_ptr(rcx, kCellValue));
+    load_constant(rcx, callee.closure);
+    a_.cmp(rax, rcx);
+    a_.jne(other);
+    st(s.a, rax);
+    return true;
+  }
+
   // A self tail call (known, or guessed and guarded) keeps the pinned registers in their
   // machine registers; every other tail call stores them first, like a call.
   void tail_call(const Step& s) {
@@ -2141,13 +2172,15 @@ class Emitter {
       emit_return();
     }});
     if (Value prim = known_primitive(s); prim.bits != 0) inline_primitive(s, prim, true);
-    poll(s.index);
     Known callee = known_closure(s);
+    Label general = a_.newLabel();
+    bool checked = load_known_callee(s, callee, general);
+    poll(s.index);
     bool known_self = callee.proto == p_;
-    if (known_self) known_tail_call(s, callee);
+    if (known_self) known_tail_call(s, callee, general, checked);
     else if (self_ && self_tail_hint(p_, lp_.steps, lp_.label, k)) hinted_self_tail_call(s);
     flush(pinned_live_in(k));
-    if (callee.proto && !known_self) known_tail_call(s, callee);
+    if (callee.proto && !known_self) known_tail_call(s, callee, general, checked);
     a_.bind(retry);
     check_compiled_callee(s, exit, primitive);
     // The callee's frame replaces this one at the same fp: when it is no larger, it uses no new

@@ -113,6 +113,36 @@
 
 ;; Errors deep inside: the guard catches them, the message names the procedure and value, and
 ;; the recursion works again afterwards.
+;; A known callee's global is loaded at the call and compared with the closure at once
+;; (x64_emit.cpp, load_known_callee): a global assigned during the recursion, to another
+;; closure, a primitive or a non-procedure, takes the general call (or its error). Deep enough
+;; that the hot mode compiles the procedure before the assignment.
+(define (switcher n)
+  (if (= n 0) 0
+      (begin (if (= n 50) (set! switcher (lambda (m) (* 1000 m))))
+             (+ 1 (switcher (- n 1))))))
+(test "a self call whose global is assigned a closure mid-recursion" 49951 (switcher 1000))
+(define (tail-switcher n acc)
+  (if (= n 0) acc
+      (begin (if (= n 50) (set! tail-switcher (lambda (m acc) (list 'other m acc))))
+             (tail-switcher (- n 1) (+ acc 1)))))
+(test "a self tail call whose global is assigned mid-loop" '(other 49 951) (tail-switcher 1000 0))
+(define (to-prim n)
+  (if (= n 0) 0
+      (begin (if (= n 5) (set! to-prim -))
+             (+ 1 (to-prim (- n 1))))))
+(test "a self call whose global is assigned a primitive" 992 (to-prim 1000))
+(define (to-number n)
+  (if (= n 0) 0
+      (begin (if (= n 5) (set! to-number 42))
+             (+ 1 (to-number (- n 1))))))
+(test-error-message "a self call whose global is assigned a number" "expected a procedure" (to-number 1000))
+(define (helper-a n) (if (= n 0) 0 (+ 1 (helper-b (- n 1)))))
+(define (helper-b n)
+  (if (= n 3) (set! helper-a (lambda (m) (* 100 m))))
+  (if (= n 0) 0 (+ 1 (helper-a (- n 1)))))
+(test "a known call of another procedure whose global changes" 798 (helper-a 600))
+
 (define (fail-at n) (if (= n 0) (car n) (+ 1 (fail-at (- n 1)))))
 (test-error-message "error deep in compiled recursion" "car" (fail-at 3000))
 (test "recursion after an error" '(caught 3000)
