@@ -9,6 +9,8 @@
 // reaches has no cotangent at all (no code), one reached twice gets %ad-add.
 #include "ad/reverse.hpp"
 
+#include <cstring>
+#include <map>
 #include <string>
 
 #include "core/error.hpp"
@@ -29,6 +31,7 @@ namespace quasi::ad {
 struct RuleCache {
   Environment* core;
   TracedMap<const char*, LambdaNode*> rules;
+  std::map<const char*, std::string> over;  // a partial (%ad-recip E) -> "(%ad-over d E)" (over_rule)
 };
 
 RuleCache* make_rule_cache(Environment* core) {
@@ -343,6 +346,7 @@ class Reverse : private ExprFunctor<Atom(Node*)> {
 
   // ---- backward ----
   Node* instantiate(const char* text, const gc_vector<Atom>& args, Var* r, Var* d);
+  const char* over_rule(const char* text);
   void add(Adj& adj, gc_vector<Var*>& order, LetList& out, Var* v, Var* c);
   void backward(Block& b, const Atom& result, Var* d, Adj& adj, gc_vector<Var*>& order, LetList& out);
   Node* pullback_clause(LambdaClause* c, Var* self_out, Var** fvs, size_t nfv, gc_vector<Var*>* params,
@@ -1538,6 +1542,24 @@ Atom Reverse::branch_join(IfNode* n, Block& b, const Atom& t, BranchArm* arms) {
 
 // ---- backward ---------------------------------------------------------------------------------
 
+// A scalar rule's partial (%ad-recip E) (sqrt, log, asin: 1/E, +inf.0 at an exact 0) multiplied
+// by the cotangent d is (%ad-over d E): d/E, one division of two flonums where the product of d
+// and (/ 1 E) was an exact 1 meeting a flonum (generic mixed arithmetic) and a product. Null when
+// the partial is not that form as a whole.
+const char* Reverse::over_rule(const char* text) {
+  static constexpr char kPre[] = "(%ad-recip ";
+  size_t n = std::strlen(text);
+  if (std::strncmp(text, kPre, sizeof kPre - 1) != 0) return nullptr;
+  int depth = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (text[i] == '(') depth++;
+    if (text[i] == ')' && --depth == 0 && i != n - 1) return nullptr;
+  }
+  auto it = rules_.over.find(text);
+  if (it == rules_.over.end()) it = rules_.over.emplace(text, "(%ad-over d " + std::string(text + sizeof kPre - 1)).first;
+  return it->second.c_str();
+}
+
 // A rule's expression with a, b, r, d bound to the operands, the result and its cotangent.
 Node* Reverse::instantiate(const char* text, const gc_vector<Atom>& args, Var* r, Var* d) {
   auto it = rules_.rules.find(text);
@@ -1647,6 +1669,8 @@ void Reverse::backward(Block& b, const Atom& result, Var* d, Adj& adj, gc_vector
               // mixed arithmetic for flonums) and a product; the same value for exact numbers
               else if (t == "(/ 1 b)" && s.args.size() == 2)
                 contrib = unless_zero(dx, gcall("/", {ref(dx), atom(s.args[1])}));
+              else if (const char* over = over_rule(text))
+                contrib = unless_zero(dx, instantiate(over, s.args, s.x, dx));
               else contrib = unless_zero(dx, gcall("*", {ref(dx), instantiate(text, s.args, s.x, dx)}));
               break;
             }

@@ -136,5 +136,21 @@
 (test "derivative exactness: exact polynomial" 12 ((derivative (lambda (x) (* x x x))) 2))
 (test "derivative exactness: constant of an inexact x" 0 ((derivative (lambda (x) 3)) 1.5))
 (test "derivative exactness: inexact function of an exact x" 1.5 ((derivative (lambda (x) (* 1.5 x))) 2))
+;; a partial 1/E (sqrt, log, asin) times the cotangent is one division d/E (reverse.cpp, over_rule):
+;; no product with (/ 1 E), whose exact 1 meets a flonum in generic arithmetic
+(define (dist x y) (sqrt (+ (* x x) (* y y))))
+(define s-dist (specialize (grad dist)))
+(test-assert "sqrt's rule: the gradient" (let ((g (s-dist 3.0 4.0))) (and (close? 0.6 (car g)) (close? 0.8 (cadr g)))))
+(test-assert "sqrt's rule: straight-line" (not (memq 'lambda (symbols-in (cdr (residual s-dist))))))
+(test "sqrt's rule: no (/ 1 ...)" 0 (let loop ((x (residual s-dist)))
+                                       (cond ((and (pair? x) (eq? (car x) '/) (pair? (cdr x)) (eqv? (cadr x) 1)) 1)
+                                             ((pair? x) (+ (loop (car x)) (loop (cdr x))))
+                                             (else 0))))
+(test "sqrt's rule: 4 products (2 for the value, 2 for the derivatives; 5 with the product by (/ 1 E))" 4 (count-calls '* (residual s-dist)))
+(test "sqrt's rule, exact: 1/4" 1/4 ((grad sqrt) 4))
+(test "sqrt's rule at an exact 0: +inf.0" +inf.0 ((grad (lambda (x) (* 3 (sqrt x)))) 0))
+(test-assert "log's rule: 1/x" (close? 0.25 ((grad log) 4.0)))
+(test "sqrt's rule at an inexact 0: +inf.0" +inf.0 ((grad sqrt) 0.0))
+(test "sqrt's rule at an exact 0, zero cotangent" #t (nan? ((grad (lambda (x) (* 0 (sqrt x)))) 0)))
 
 (test-end)
