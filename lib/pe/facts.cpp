@@ -282,10 +282,41 @@ PVal* Specializer::known_element(const PrimFacts& f, gc_vector<PVal*>& args) {
   return nullptr;
 }
 
+// The compared value is the counter or one step from it: a loop tests its counter before or
+// after the step ((< i n), then (+ i 1); or the step's result), and the helper's key holds the
+// counter of the iteration it starts. A value computed otherwise from the key (a table entry at
+// a static index, a binary search's midpoint) rarely lies next to it: such a slot keeps the
+// floor and bounded indices stay apart.
+void Specializer::mark_counted(Entry* e, PVal* v) {
+  int64_t c = v->value.fixnum();
+  for (size_t s = 0; s < e->slot_start.size() && s < 64; s++) {
+    if (!((v->tags >> s) & 1)) continue;
+    size_t end = s + 1 < e->slot_start.size() ? e->slot_start[s + 1] : e->key.size();
+    for (size_t k = e->slot_start[s]; k < end; k++) {
+      const KeyItem& it = e->key[k];
+      if ((it.tag != KeyItem::kFrozen && it.tag != KeyItem::kRef) || !it.value.is_fixnum()) continue;
+      int64_t x = it.value.fixnum();
+      if (x < c - 1 || x > c + 1) continue;
+      if (e->counted.empty()) e->counted.assign(e->key.size(), false);
+      if (!e->counted[k]) e->n_counted++;
+      e->counted[k] = true;
+    }
+  }
+}
+
 void Specializer::note_result(const PrimFacts& f, gc_vector<PVal*>& args, PVal* r) {
   if (r->kind != PKind::Dyn || !r->var) return;
   for (PVal* a : args)
     if (a == r) return;
+  if (numeric_comparison(f, args.size()) && args.size() == 2 &&
+      (f.inline_op == InlineOp::kLt || f.inline_op == InlineOp::kLe || f.inline_op == InlineOp::kGt ||
+       f.inline_op == InlineOp::kGe) && !pending_.empty()) {
+    // A loop variable of the helper being built compared with a dynamic number: a counter
+    // under dynamic control (Entry::counted, whistle.hpp).
+    for (size_t k = 0; k < 2; k++)
+      if (args[k]->kind == PKind::Static && args[k]->value.is_fixnum() && args[k]->tags && args[1 - k]->kind == PKind::Dyn)
+        mark_counted(pending_.back(), args[k]);
+  }
   if (numeric_comparison(f, args.size()) && (f.inline_op == InlineOp::kNumEq || f.inline_op == InlineOp::kZeroP)) {
     // (= x c) or (zero? x): each arm learns whether x is numerically c (fact_numeric).
     for (size_t k = 0; k < args.size(); k++) {

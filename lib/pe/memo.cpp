@@ -21,7 +21,7 @@ struct Specializer::KeyBuild {
   gc_vector<Value> input_names;
   gc_vector<PVal*> seen;       // objects encoded so far (for back references)
   gc_vector<uint32_t> seen_at;
-  gc_vector<Var*> view_vars;   // dynamic pairs encoded as views so far, and where
+  quasi::gc_vector<Var*> view_vars;   // dynamic pairs encoded as views so far, and where
   gc_vector<uint32_t> view_at;
   Value name = kFalse;         // the parameter name of the slot being encoded
   // Where each item's value sits: the partially static object holding it and which field (or
@@ -503,7 +503,7 @@ PVal* Specializer::generalize(PVal* v) {
 
 // Rebuilds a partial value from the key inside a helper: holes and objects take the helper's
 // parameters, in the order the key lists them.
-PVal* Specializer::rebuild(const gc_vector<KeyItem>& key, size_t& i, gc_vector<Var*>& params, size_t& pi,
+PVal* Specializer::rebuild(const gc_vector<KeyItem>& key, size_t& i, quasi::gc_vector<Var*>& params, size_t& pi,
                            gc_vector<PVal*>& objects, LetrecGroup* group, Block* home,
                            StmtList::iterator point, PVal* callee) {
   if (stack_exhausted()) throw exhausted("stack depth");
@@ -598,7 +598,7 @@ PVal* Specializer::rebuild(const gc_vector<KeyItem>& key, size_t& i, gc_vector<V
 }
 
 // A slot for variable `x`: a set!-ed variable's box is the cell the helper receives.
-PVal* Specializer::rebuild_var(Var* x, const gc_vector<KeyItem>& key, size_t& i, gc_vector<Var*>& params, size_t& pi,
+PVal* Specializer::rebuild_var(Var* x, const gc_vector<KeyItem>& key, size_t& i, quasi::gc_vector<Var*>& params, size_t& pi,
                                gc_vector<PVal*>& objects, LetrecGroup* group, Block* home, StmtList::iterator point,
                                PVal* callee) {
   PVal* v = rebuild(key, i, params, pi, objects, group, home, point, callee);
@@ -1082,7 +1082,10 @@ PVal* Specializer::specialize_call(const Callee& c, size_t clause, gc_vector<PVa
       int call_rigid = 0;  // this call's rigid atoms: 0 not listed, 1 listed, 2 too large
       gc_vector<uint64_t> rigid;
       auto cannot_embed = [&](Entry* p) {
-        if (p->rigid_state == 0) p->rigid_state = rigid_atoms(p->key, p->rigid) ? 1 : 2;
+        if (p->rigid_state == 0 || p->rigid_counted != p->n_counted) {
+          p->rigid_state = rigid_atoms(p->key, p->rigid, p->counted) ? 1 : 2;
+          p->rigid_counted = p->n_counted;
+        }
         if (call_rigid == 0) call_rigid = rigid_atoms(kb.items, rigid) ? 1 : 2;
         return p->rigid_state == 1 && call_rigid == 1 &&
                !std::includes(rigid.begin(), rigid.end(), p->rigid.begin(), p->rigid.end());
@@ -1093,7 +1096,7 @@ PVal* Specializer::specialize_call(const Callee& c, size_t clause, gc_vector<PVa
           nested++;
           if (embedded || options_.whistle == WhistleMode::kOff) continue;
           if (options_.whistle == WhistleMode::kStrict ||
-              (!cannot_embed(p) && key_embedded(p->key, p->slot_start, kb.items, kb.slot_start, arity)))
+              (!cannot_embed(p) && key_embedded(p->key, p->slot_start, kb.items, kb.slot_start, arity, &p->counted)))
             embedded = p;
         }
       // The oldest pending variant is restarted (not the embedded one): generalizing where the

@@ -268,7 +268,7 @@ Planned plan_clause(PeState& st, Value proc, size_t clause, size_t nreq, bool re
   plan->proc = proc;
   plan->clause = clause;
   LambdaClause* rc = gc_new<LambdaClause>();
-  gc_vector<Node*> call_args;
+  quasi::gc_vector<Node*> call_args;
   size_t fi = 0;
   for (size_t i = 0; i < nreq; i++) {
     ArgSpec a;

@@ -95,7 +95,7 @@ Var* Specializer::materialize(PVal* v) {
       return v->var;
     }
     // Lifting puts the body where it runs at unknown times: what it reads must be residual.
-    const gc_vector<Var*>& fv = lambda_free_vars(st_, v->lam);
+    const quasi::gc_vector<Var*>& fv = lambda_free_vars(st_, v->lam);
     for (Var* x : fv) {
       PVal** slot = v->env->find(x);
       if (!slot || !*slot) throw Bailout{"closure lifted before a variable it uses is initialized"};
@@ -170,8 +170,8 @@ void Specializer::escape(PVal* v) {
 void Specializer::lift_group(LetrecGroup* g) {
   if (g->lifted) return;
   g->lifted = true;
-  auto* vars = gc_new<gc_vector<Var*>>();
-  auto* codes = gc_new<gc_vector<Node*>>();
+  auto* vars = gc_new<quasi::gc_vector<Var*>>();
+  auto* codes = gc_new<quasi::gc_vector<Node*>>();
   // Members that exist already (a helper's closure arguments: the caller's objects) are not
   // made again.
   gc_vector<PVal*> made;

@@ -23,7 +23,7 @@ namespace quasi::pe {
 
 // ---- frozen values and free variables ---------------------------------------------------------
 
-const gc_vector<Var*>& lambda_free_vars(PeState& st, LambdaNode* lam) {
+const quasi::gc_vector<Var*>& lambda_free_vars(PeState& st, LambdaNode* lam) {
   auto it = st.free_vars.find(lam);
   if (it != st.free_vars.end()) return *it->second;
   // One scan gives every lambda nested in `lam` its list too: cache them all.
@@ -32,7 +32,7 @@ const gc_vector<Var*>& lambda_free_vars(PeState& st, LambdaNode* lam) {
   if (scan.truncated()) throw Bailout{"procedure too deeply nested to scan"};
   for (auto& [l, info] : scan.lambdas) {
     if (st.free_vars.count(l)) continue;
-    auto* out = gc_new<gc_vector<Var*>>(info.free.begin(), info.free.end());
+    auto* out = gc_new<quasi::gc_vector<Var*>>(info.free.begin(), info.free.end());
     st.free_vars.emplace(l, out);
   }
   return *st.free_vars.at(lam);
@@ -676,8 +676,8 @@ Value Specializer::static_closure_value(PVal* fn, gc_vector<Value>& cells) {
   // The closures `fn` reaches through its free variables, each named by the variable that refers
   // to it (one name each), and the static values of the other free variables.
   gc_vector<PVal*> group{fn};
-  gc_vector<Var*> names{nullptr};
-  gc_vector<Var*> params;
+  quasi::gc_vector<Var*> names{nullptr};
+  quasi::gc_vector<Var*> params;
   gc_vector<Value> values;
   std::unordered_map<Var*, PVal*> bound;
   for (size_t i = 0; i < group.size(); i++) {
@@ -878,7 +878,7 @@ PVal* Specializer::ad_j_layout(PVal* j) {
   auto it = j->kind == PKind::Closure ? st_.ad_j_makers.find(j->lam) : st_.ad_j_makers.end();
   if (it == st_.ad_j_makers.end()) throw Bailout{"nested automatic differentiation of a J the evaluator made"};
   LambdaNode* mk = it->second;
-  const gc_vector<Var*>& mparams = mk->clauses[0]->params;
+  const quasi::gc_vector<Var*>& mparams = mk->clauses[0]->params;
   FreeVariables scan;
   scan.run(j->lam);
   if (scan.truncated()) throw Bailout{"procedure too deeply nested to scan"};

@@ -94,6 +94,12 @@ struct Entry {
   bool pessimistic = false;
   bool hit_while_pending = false;
   uint64_t inspected = 0;          // slots a static decision in the body depended on
+  // Per key item: an exact integer that a residual ordering test (<, <=, >, >=) in the body
+  // compared with a dynamic number — a loop counter under dynamic control, which no static
+  // decision bounds. The whistle compares those by size from 0 on, not from kEmbedIntegerFloor
+  // (whistle.hpp). Empty: none.
+  std::vector<bool> counted;
+  size_t n_counted = 0;
   size_t index = 0;                // position in the run's list of entries
   bool dead = false;               // dropped by a generalization restart
   // Every return path of the finished helper returns this static value: the call's value is known
@@ -106,6 +112,7 @@ struct Entry {
   // The key's rigid atoms (whistle.hpp), listed at the first whistle test: 0 not yet, 1 listed,
   // 2 too large to list.
   uint8_t rigid_state = 0;
+  size_t rigid_counted = 0;        // n_counted when the rigid atoms were listed
   gc_vector<uint64_t> rigid;
 };
 
@@ -188,18 +195,18 @@ class Specializer : public ExprFunctor<PVal*(Node*, PEnv*)> {
   // equal_hash of frozen objects in keys, by address (the collector scans the keys: an object
   // hashed here stays alive, so its address is not reused while cached).
   std::unordered_map<uint64_t, uint64_t, std::hash<uint64_t>, std::equal_to<uint64_t>,
-                     traceable_allocator<std::pair<const uint64_t, uint64_t>>> hash_cache_;
+                     scratch_allocator<std::pair<const uint64_t, uint64_t>>> hash_cache_;
   uint64_t frozen_hash(Value v);
   uint64_t hash_key(const gc_vector<KeyItem>& items, LambdaNode* lam, size_t clause, Value runtime);
   TracedSet written_cells_;  // globals the residual code assigns: never read statically
   TracedSet read_cells_;     // user globals read statically (dependencies)
   TracedSet transformed_;    // sources whose cells depend_on_transformed recorded
   std::unordered_multimap<uint64_t, Entry*, std::hash<uint64_t>, std::equal_to<uint64_t>,
-                          traceable_allocator<std::pair<const uint64_t, Entry*>>> memo_;
-  std::vector<Entry*, traceable_allocator<Entry*>> pending_;
-  std::vector<Entry*, traceable_allocator<Entry*>> entries_;  // every helper, creation order
+                          scratch_allocator<std::pair<const uint64_t, Entry*>>> memo_;
+  std::vector<Entry*, scratch_allocator<Entry*>> pending_;
+  std::vector<Entry*, scratch_allocator<Entry*>> entries_;  // every helper, creation order
   std::unordered_map<uint64_t, int, std::hash<uint64_t>, std::equal_to<uint64_t>,
-                     traceable_allocator<std::pair<const uint64_t, int>>> variants_;
+                     scratch_allocator<std::pair<const uint64_t, int>>> variants_;
   StaticRunner runner_;
   // A call of `values` with other than one argument: its value is a variable bound only when
   // residual code first refers to it (k_ref, escape: Specializer::bind_values), to (values
@@ -211,7 +218,7 @@ class Specializer : public ExprFunctor<PVal*(Node*, PEnv*)> {
     StmtList::iterator point;
   };
   std::unordered_map<Var*, PendingValues, std::hash<Var*>, std::equal_to<Var*>,
-                     traceable_allocator<std::pair<Var* const, PendingValues>>> values_of_;
+                     scratch_allocator<std::pair<Var* const, PendingValues>>> values_of_;
   int helper_counter_ = 0;
   uint64_t rebuild_tag_ = 0;  // the slot bit rebuilt values get
   void inspect(PVal* v) {
@@ -253,13 +260,13 @@ class Specializer : public ExprFunctor<PVal*(Node*, PEnv*)> {
   };
  private:
   std::unordered_map<Var*, Fact, std::hash<Var*>, std::equal_to<Var*>,
-                     traceable_allocator<std::pair<Var* const, Fact>>> facts_;
+                     scratch_allocator<std::pair<Var* const, Fact>>> facts_;
   struct TrailEntry {
     Var* var;
     bool had;
     Fact old;
   };
-  std::vector<TrailEntry, traceable_allocator<TrailEntry>> trail_;
+  std::vector<TrailEntry, scratch_allocator<TrailEntry>> trail_;
   // The epoch of the code being built: a fresh one after residual code that may mutate; each
   // arm of a residual `if` starts from the epoch before it, and after the join it continues if
   // neither arm mutated, else a fresh one. Epochs are never reused (next_epoch_).
@@ -300,6 +307,8 @@ class Specializer : public ExprFunctor<PVal*(Node*, PEnv*)> {
   PVal* known_element(const PrimFacts& f, gc_vector<PVal*>& args);
   // After a residual primitive call: what its result says (a read field, a test to learn from).
   void note_result(const PrimFacts& f, gc_vector<PVal*>& args, PVal* r);
+  // The integer items of e's key, in the slots v derives from, equal to v (Entry::counted).
+  void mark_counted(Entry* e, PVal* v);
 
   // ---- assigned variables (boxes.cpp) ----
   // A set!-ed local is a Box (internal.hpp). Its content is tracked statically while the box
@@ -319,9 +328,9 @@ class Specializer : public ExprFunctor<PVal*(Node*, PEnv*)> {
     uint64_t seq;              // boxes made after this were made inside the frame
     size_t nboxes;             // boxes_ at the start
   };
-  std::vector<BoxTrailEntry, traceable_allocator<BoxTrailEntry>> btrail_;
-  std::vector<BoxFrame, traceable_allocator<BoxFrame>> frames_;
-  std::vector<PVal*, traceable_allocator<PVal*>> boxes_;  // the boxes of the procedure being built
+  std::vector<BoxTrailEntry, scratch_allocator<BoxTrailEntry>> btrail_;
+  std::vector<BoxFrame, scratch_allocator<BoxFrame>> frames_;
+  std::vector<PVal*, scratch_allocator<PVal*>> boxes_;  // the boxes of the procedure being built
   uint64_t seq_ = 0;
   struct BoxWorld {  // a residual procedure's body: its own boxes, trail and frames
     Specializer* s;
@@ -519,10 +528,10 @@ class Specializer : public ExprFunctor<PVal*(Node*, PEnv*)> {
   bool build_key(const Callee& c, size_t clause, gc_vector<PVal*>& slots, KeyBuild& kb, bool probe = false);
   void encode(PVal* v, KeyBuild& kb);
   Entry* lookup(const KeyBuild& kb, LambdaNode* lam, size_t clause, Value runtime);
-  PVal* rebuild(const gc_vector<KeyItem>& key, size_t& i, gc_vector<Var*>& params, size_t& pi,
+  PVal* rebuild(const gc_vector<KeyItem>& key, size_t& i, quasi::gc_vector<Var*>& params, size_t& pi,
                 gc_vector<PVal*>& objects, LetrecGroup* group, Block* home, StmtList::iterator point,
                 PVal* callee);
-  PVal* rebuild_var(Var* x, const gc_vector<KeyItem>& key, size_t& i, gc_vector<Var*>& params, size_t& pi,
+  PVal* rebuild_var(Var* x, const gc_vector<KeyItem>& key, size_t& i, quasi::gc_vector<Var*>& params, size_t& pi,
                     gc_vector<PVal*>& objects, LetrecGroup* group, Block* home, StmtList::iterator point,
                     PVal* callee);
   PVal* generalize(PVal* v);

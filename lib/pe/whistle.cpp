@@ -23,13 +23,16 @@ bool rigid(Value v) {
   return true;  // symbols, characters, booleans, '(), frozen pairs and vectors, identities
 }
 
-bool atom_embeds(Value a, Value b) {
+// `counted`: a is a loop counter under dynamic control (whistle.hpp): no floor, and 0 embeds in
+// an integer of either sign.
+bool atom_embeds(Value a, Value b, bool counted) {
   if (a == b) return true;
   if (is_exact_integer(a) && is_exact_integer(b)) {
     int sa = num_compare(a, make_fixnum(0), "embed"), sb = num_compare(b, make_fixnum(0), "embed");
-    if (sa != sb) return false;
+    if (sa != sb && !(counted && sa == 0)) return false;
     Value ma = num_abs(a), mb = num_abs(b);
-    return num_compare(ma, make_fixnum(kEmbedIntegerFloor), "embed") >= 0 && num_compare(ma, mb, "embed") <= 0;
+    Value floor = make_fixnum(counted ? 0 : kEmbedIntegerFloor);
+    return num_compare(ma, floor, "embed") >= 0 && num_compare(ma, mb, "embed") <= 0;
   }
   if (is_number(a) && is_number(b)) return has_type(a, Type::Flonum) == has_type(b, Type::Flonum) && !is_exact_integer(a) && !is_exact_integer(b);
   if (has_type(a, Type::String) && has_type(b, Type::String)) {
@@ -41,8 +44,9 @@ bool atom_embeds(Value a, Value b) {
 
 class Embedder {
  public:
-  Embedder(const gc_vector<KeyItem>& a, const gc_vector<KeyItem>& b, const std::function<size_t(LambdaNode*)>& arity)
-      : a_(a), b_(b), arity_(arity) {
+  Embedder(const gc_vector<KeyItem>& a, const gc_vector<KeyItem>& b, const std::function<size_t(LambdaNode*)>& arity,
+           const std::vector<bool>* a_counted)
+      : a_(a), b_(b), arity_(arity), a_counted_(a_counted) {
     ends(a_, a_end_);
     ends(b_, b_end_);
     if (a.size() * b.size() <= kFlatMemo) flat_.assign(a.size() * b.size(), kUnknown);
@@ -70,6 +74,7 @@ class Embedder {
   const gc_vector<KeyItem>& a_;
   const gc_vector<KeyItem>& b_;
   const std::function<size_t(LambdaNode*)>& arity_;
+  const std::vector<bool>* a_counted_;  // per item of a: a counter (Entry::counted); may be null
   std::vector<size_t> a_end_, b_end_;
   static constexpr size_t kFlatMemo = size_t(1) << 16;  // a table up to this many pairs, else a map
   std::vector<int8_t> flat_;
@@ -116,7 +121,7 @@ class Embedder {
       bool xv = x.tag == KeyItem::kFrozen || x.tag == KeyItem::kRef;
       bool yv = y.tag == KeyItem::kFrozen || y.tag == KeyItem::kRef;
       if (!xv || !yv) return xv == yv && x.n == y.n;  // back references: by position
-      return atom_embeds(x.value, y.value);
+      return atom_embeds(x.value, y.value, a_counted_ && s < a_counted_->size() && (*a_counted_)[s]);
     }
     if (x.tag != y.tag || x.lam != y.lam || (x.tag == KeyItem::kVector && x.n != y.n)) return false;
     size_t n = nkids(x);
@@ -130,18 +135,22 @@ class Embedder {
 
 }  // namespace
 
-bool rigid_atoms(const gc_vector<KeyItem>& key, gc_vector<uint64_t>& out) {
+bool rigid_atoms(const gc_vector<KeyItem>& key, gc_vector<uint64_t>& out, const std::vector<bool>& counted) {
   out.clear();
-  for (const KeyItem& it : key)
+  for (size_t k = 0; k < key.size(); k++) {
+    const KeyItem& it = key[k];
+    if (k < counted.size() && counted[k]) continue;
     if ((it.tag == KeyItem::kFrozen || it.tag == KeyItem::kRef) && rigid(it.value)) out.push_back(it.value.bits);
+  }
   std::sort(out.begin(), out.end());
   return true;
 }
 
 bool key_embedded(const gc_vector<KeyItem>& a, const gc_vector<uint32_t>& a_slots, const gc_vector<KeyItem>& b,
-                  const gc_vector<uint32_t>& b_slots, const std::function<size_t(LambdaNode*)>& arity) {
+                  const gc_vector<uint32_t>& b_slots, const std::function<size_t(LambdaNode*)>& arity,
+                  const std::vector<bool>* a_counted) {
   if (a_slots.size() != b_slots.size()) return false;
-  Embedder e(a, b, arity);
+  Embedder e(a, b, arity, a_counted);
   for (size_t s = 0; s < a_slots.size(); s++) {
     size_t a0 = a_slots[s], b0 = b_slots[s];
     if (a0 >= a.size() || b0 >= b.size()) return false;

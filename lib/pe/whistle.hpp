@@ -13,7 +13,8 @@
 // static objects) and frozen pairs and vectors (program text, a pattern: taken whole) only in
 // themselves; integers in integers of the same sign and at least the same magnitude once their
 // magnitude reaches kEmbedIntegerFloor (below it, only in themselves: bounded indices such as a
-// pattern position stay apart); other numbers in any number of their kind; strings like
+// pattern position stay apart; a loop counter under dynamic control — Entry::counted — from 0
+// on); other numbers in any number of their kind; strings like
 // integers, by length. Frozen data is atomic because during one request it comes from a finite
 // set (the literals and static arguments: static runs and folds yield only data frozen before
 // the request), so it never grows; taken apart, a piece of program text would embed in every
@@ -42,16 +43,21 @@ constexpr int64_t kEmbedIntegerFloor = 64;
 constexpr int64_t kEmbedWork = 50000;
 
 // `arity(lam)`: how many free-variable items follow a kClosure item of that lambda.
+// `a_counted`: per item of a, a loop counter under dynamic control (Entry::counted; may be
+// null): such an integer embeds in any integer of its sign (0: of either) and at least its magnitude,
+// with no floor — a counter compared with a dynamic bound grows until that bound, which no
+// static decision knows, so keeping it static only peels iterations (the chain of variants up
+// to the floor was most of the time of specializing a flowchart interpreter: pe-flow).
 bool key_embedded(const gc_vector<KeyItem>& a, const gc_vector<uint32_t>& a_slots,
                   const gc_vector<KeyItem>& b, const gc_vector<uint32_t>& b_slots,
-                  const std::function<size_t(LambdaNode*)>& arity);
+                  const std::function<size_t(LambdaNode*)>& arity, const std::vector<bool>* a_counted = nullptr);
 
 // The rigid atoms of a key, sorted: atoms that embed only in themselves (symbols, characters,
 // booleans, '(), identities, frozen data, integers below kEmbedIntegerFloor, short strings). An
 // embedding maps distinct leaves to distinct leaves and a rigid atom only to an equal one, so a
 // key whose rigid atoms are not a sub-multiset of another's does not embed in it — a test that
 // costs a sort instead of the product of the keys' sizes. False (and `out` meaningless) when
-// the key's data is too large to list.
-bool rigid_atoms(const gc_vector<KeyItem>& key, gc_vector<uint64_t>& out);
+// the key's data is too large to list. Items marked in `counted` (Entry::counted) are not rigid.
+bool rigid_atoms(const gc_vector<KeyItem>& key, gc_vector<uint64_t>& out, const std::vector<bool>& counted = {});
 
 }  // namespace quasi::pe

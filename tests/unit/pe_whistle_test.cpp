@@ -13,7 +13,7 @@
 
 namespace {
 
-using quasi::gc_vector;
+using quasi::pe::gc_vector;  // lib/pe's own (scratch buffers)
 using quasi::Value;
 using quasi::pe::KeyItem;
 
@@ -74,9 +74,9 @@ class Gen {
   std::mt19937 rng_;
 };
 
-bool filter_rejects(const Key& a, const Key& b) {
+bool filter_rejects(const Key& a, const Key& b, const std::vector<bool>& a_counted = {}) {
   gc_vector<uint64_t> ra, rb;
-  REQUIRE(quasi::pe::rigid_atoms(a.items, ra));
+  REQUIRE(quasi::pe::rigid_atoms(a.items, ra, a_counted));
   REQUIRE(quasi::pe::rigid_atoms(b.items, rb));
   return !std::includes(rb.begin(), rb.end(), ra.begin(), ra.end());
 }
@@ -87,7 +87,7 @@ TEST_CASE("pe whistle: the rigid-atom filter never rejects keys that embed", "[p
   quasi::bridge::Engine* e = quasi::bridge::create_engine();
   auto arity = [](quasi::LambdaNode*) { return size_t(0); };
   Gen g(20261128);
-  int rejected = 0, embedded = 0;
+  int rejected = 0, embedded = 0, embedded_counted = 0;
   for (int round = 0; round < 4000; round++) {
     int nslots = 1 + int(g.pick(2));
     Key a = g.key(nslots), b = g.key(nslots);
@@ -100,10 +100,55 @@ TEST_CASE("pe whistle: the rigid-atom filter never rejects keys that embed", "[p
     // A key embeds in itself and in a copy with a larger integer past the floor.
     REQUIRE(quasi::pe::key_embedded(a.items, a.slots, a.items, a.slots, arity));
     REQUIRE(!filter_rejects(a, a));
+    // With some of a's items loop counters (Entry::counted), the filter (which leaves them out)
+    // still never rejects what embeds, and counters only add embeddings.
+    std::vector<bool> counted(a.items.size());
+    for (size_t k = 0; k < counted.size(); k++) counted[k] = g.pick(2) == 0;
+    bool emb_c = quasi::pe::key_embedded(a.items, a.slots, b.items, b.slots, arity, &counted);
+    REQUIRE(!(emb_c && filter_rejects(a, b, counted)));
+    REQUIRE((!emb || emb_c));
+    embedded_counted += emb_c;
   }
   // The filter decides most pairs (else it saves nothing) and the generator makes embeddings.
   CHECK(rejected > 2000);
   CHECK(embedded > 50);
+  CHECK(embedded_counted > embedded);
+  quasi::bridge::destroy_engine(e);
+}
+
+TEST_CASE("pe whistle: a loop counter under dynamic control embeds by size from 0", "[pe][whistle]") {
+  quasi::bridge::Engine* e = quasi::bridge::create_engine();
+  auto arity = [](quasi::LambdaNode*) { return size_t(0); };
+  auto one = [](int64_t n) {
+    Key k;
+    k.slots.push_back(0);
+    KeyItem it{KeyItem::kFrozen};
+    it.value = quasi::make_fixnum(n);
+    k.items.push_back(it);
+    return k;
+  };
+  std::vector<bool> yes{true};
+  auto emb = [&](int64_t a, int64_t b, const std::vector<bool>* c) {
+    Key ka = one(a), kb = one(b);
+    return quasi::pe::key_embedded(ka.items, ka.slots, kb.items, kb.slots, arity, c);
+  };
+  // Not a counter: below the floor only in itself.
+  CHECK(!emb(0, 1, nullptr));
+  CHECK(!emb(5, 6, nullptr));
+  CHECK(emb(64, 65, nullptr));
+  // A counter: by magnitude within its sign; 0 in any integer.
+  CHECK(emb(0, 1, &yes));
+  CHECK(emb(5, 6, &yes));
+  CHECK(emb(5, 5, &yes));
+  CHECK(!emb(6, 5, &yes));
+  CHECK(emb(0, -2, &yes));
+  CHECK(emb(-1, -3, &yes));
+  CHECK(!emb(-3, -1, &yes));
+  CHECK(!emb(1, -1, &yes));
+  CHECK(!emb(-1, 2, &yes));
+  // The rigid-atom filter leaves counters out (it would reject 0 against 1).
+  CHECK(filter_rejects(one(0), one(1)));
+  CHECK(!filter_rejects(one(0), one(1), yes));
   quasi::bridge::destroy_engine(e);
 }
 
