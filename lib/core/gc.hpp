@@ -46,9 +46,9 @@ inline void* gc_alloc_atomic(size_t bytes) {
   return p;
 }
 
-// Small objects (pairs, boxes, flonums, small closures) come from per-thread free lists that
-// GC_malloc_many refills a block at a time: a pop instead of a trip through GC_malloc. The lists
-// live in uncollectable (scanned) memory, so objects waiting in them are never reclaimed.
+// Small objects (pairs, boxes, flonums, small closures) come from per-thread free lists refilled
+// a block at a time (GC_generic_malloc_many; gc.cpp says which kind): a pop instead of GC_malloc.
+// The lists live in uncollectable (scanned) memory, so objects waiting in them are never reclaimed.
 constexpr size_t kSmallObjectWords = 8;
 // Continuations (vm/stack.cpp: a few words of stack and a frame or two after a 11-word header)
 // take objects of up to this many words from the lists too: GC_malloc's thread-local path costs
