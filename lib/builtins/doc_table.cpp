@@ -763,7 +763,7 @@ const DocEntry kDocs[] = {
     {"make-pair-comparator", "(make-pair-comparator car-comparator cdr-comparator)",
      "A comparator for pairs, comparing cars and then cdrs."},
     {"make-parameter", "(make-parameter value [converter])",
-     "A parameter object holding value (passed through converter), rebound by parameterize."},
+     "A parameter object holding value (passed through converter), rebound by parameterize; (p v) sets it."},
     {"make-polar", "(make-polar magnitude angle)",
      "The complex number with the given magnitude and angle."},
     {"make-promise", "(make-promise obj)",

@@ -382,6 +382,8 @@ Engine* create_engine(const EngineConfig& config) {
   e->impl->winders_cell = core->cell_for(intern("%winders"));
   e->impl->handlers_cell = core->cell_for(intern("%handlers"));
   e->impl->wind_continue_cell = core->cell_for(intern("%wind-and-continue"));
+  e->impl->parameter_assign_cell = core->cell_for(intern("%parameter-assign"));
+  e->impl->roots.push_back(e->impl->parameter_assign_cell);
   e->impl->roots.push_back(e->impl->winders_cell);
   e->impl->roots.push_back(e->impl->handlers_cell);
   e->impl->roots.push_back(e->impl->wind_continue_cell);

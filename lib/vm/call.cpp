@@ -139,8 +139,24 @@ const Insn* VmImpl::enter(int64_t nfp, int64_t argc, const Insn* ret_pc, int64_t
         throw_condition("error", "continuation", "cannot resume a continuation captured inside a C++ call that has returned");
       }
       case Type::Parameter: {
-        if (argc != 0) arity_error("parameter", 0, 0, int(argc));
-        return deliver(f.as<Parameter>()->value, ret_pc, dst, tail);
+        Parameter* prm = f.as<Parameter>();
+        if (argc == 0) return deliver(prm->value, ret_pc, dst, tail);
+        // (p v) sets the current value (as Chez, Chibi and Larceny do; R7RS leaves it open),
+        // through the converter: (%parameter-assign p v) when there is one.
+        if (argc != 1) arity_error("parameter", 0, 1, int(argc));
+        if (prm->converter == kFalse) {
+          prm->value = stack[nfp + 1];
+          return deliver(kUnspecified, ret_pc, dst, tail);
+        }
+        if (parameter_assign_cell == kFalse || parameter_assign_cell.as<GlobalCell>()->value == kUnbound)
+          arity_error("parameter", 0, 0, int(argc));
+        ensure_stack(nfp + 4);
+        if (!tail && nfp + 3 > top) top = nfp + 3;
+        stack[nfp + 2] = stack[nfp + 1];
+        stack[nfp + 1] = f;
+        stack[nfp] = parameter_assign_cell.as<GlobalCell>()->value;
+        argc = 2;
+        continue;
       }
       default:
         type_error("application", "a procedure", f);

@@ -136,6 +136,7 @@ struct VmImpl {
   Value winders_cell = kFalse;                   // GlobalCell of %winders (00-core.scm)
   Value handlers_cell = kFalse;                  // GlobalCell of %handlers (00-core.scm)
   Value wind_continue_cell = kFalse;             // GlobalCell of %wind-and-continue
+  Value parameter_assign_cell = kFalse;          // GlobalCell of %parameter-assign ((p v), 00-core.scm)
   root_vector<Value> roots;                      // values the VM must keep alive
 
   explicit VmImpl(Vm* owner);

@@ -129,6 +129,12 @@
         (error "make-parameter: expected a procedure as the converter, got" c))
     (%make-parameter (if c (c init) init) c)))
 
+;; (p v) sets p's current value through its converter: VmImpl::enter (vm/call.cpp) calls this for
+;; a parameter that has one (without, it stores v itself). Under parameterize it sets the
+;; innermost binding, which the parameterize restores on exit.
+(define (%parameter-assign p v)
+  (%parameter-set! p ((%parameter-converter p) v)))
+
 (define (%parameterize params values thunk)
   (let loop ((ps params) (vs values) (acc '()))
     (if (pair? ps)

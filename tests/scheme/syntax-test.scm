@@ -164,6 +164,15 @@
 (test "converter on initial value" 20 (doubled))
 (test "converter on parameterize" 6 (parameterize ((doubled 3)) (doubled)))
 (test "converter not re-run on restore" 20 (begin (parameterize ((doubled 3)) 'x) (doubled)))
+;; (p v) sets the current value through the converter (Chez, Chibi, Larceny; R7RS leaves it open);
+;; inside parameterize it sets the innermost binding, which the parameterize then restores.
+(define settable (make-parameter 1))
+(test "(p v) sets" 7 (begin (settable 7) (settable)))
+(test "(p v) through the converter" 8 (begin (doubled 4) (doubled)))
+(test-error "(p v) converter raises" (radix 99))
+(test "(p v) inside parameterize" '(9 7)
+      (let ((inside (parameterize ((settable 3)) (settable 9) (settable)))) (list inside (settable))))
+(test-error "(p v w) is an arity error" (settable 1 2))
 (define p-a (make-parameter 1))
 (define p-b (make-parameter 2))
 (test "parameterize several, parallel" '(20 10)
