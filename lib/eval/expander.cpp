@@ -1621,6 +1621,13 @@ bool Expander::qq_form(Value v, Scope* s, SpecialForm f) {
   return is_pair(v) && is_keyword(car(v), s, f) && list_length(v) == 2;
 }
 
+// (unquote e ...) or (unquote-splicing e ...) with any number of operands: R6RS 11.17 gives them
+// meaning as elements of a list or vector (each operand inserted, or spliced), which Chez and
+// Larceny's R7RS tests use; (unquote e) is the one-operand case.
+bool Expander::qq_form_n(Value v, Scope* s, SpecialForm f) {
+  return is_pair(v) && is_keyword(car(v), s, f) && list_length(v) >= 1;
+}
+
 Expander::QQ Expander::qq_cons(const QQ& a, const QQ& d, SrcLoc loc) {
   if (a.is_const && d.is_const) return QQ{true, cons(a.datum, d.datum), nullptr};
   if (d.is_const && d.datum == kNil) {
@@ -1639,9 +1646,11 @@ Expander::QQ Expander::qq_tag(const char* name, const QQ& inner, SrcLoc loc) {
 // Lists are walked iteratively along their spine; recursion only into elements.
 Expander::QQ Expander::qq(Value t, int depth, Scope* s, SrcLoc loc, Value who) {
   Guard g(this, t);
-  if (qq_form(t, s, SpecialForm::Unquote)) {
-    if (depth == 0) return QQ{false, kFalse, expand(cadr(t), s)};
-    return qq_tag("unquote", qq(cadr(t), depth - 1, s, loc, who), loc);
+  if (qq_form(t, s, SpecialForm::Unquote) && depth == 0) return QQ{false, kFalse, expand(cadr(t), s)};
+  if (qq_form_n(t, s, SpecialForm::Unquote)) {
+    if (depth == 0) fail(who, "unquote with other than one operand outside a list in", t, t);
+    // The operands as a list one level down: ,,@x there splices x's elements as operands.
+    return qq_cons(QQ{true, intern("unquote"), nullptr}, qq(cdr(t), depth - 1, s, loc, who), loc);
   }
   if (qq_form(t, s, SpecialForm::Quasiquote))
     return qq_tag("quasiquote", qq(cadr(t), depth + 1, s, loc, who), loc);
@@ -1662,11 +1671,11 @@ Expander::QQ Expander::qq(Value t, int depth, Scope* s, SrcLoc loc, Value who) {
     if (p != t && (qq_form(p, s, SpecialForm::Unquote) || qq_form(p, s, SpecialForm::Quasiquote)))
       break;  // dotted tail: (a . ,b) is (a unquote b)
     Value e = car(p);
-    if (qq_form(e, s, SpecialForm::UnquoteSplicing)) {
-      if (depth == 0)
-        items.push_back(Item{true, QQ{false, kFalse, expand(cadr(e), s)}});
-      else
-        items.push_back(Item{false, qq_tag("unquote-splicing", qq(cadr(e), depth - 1, s, loc, who), loc)});
+    bool splicing = qq_form_n(e, s, SpecialForm::UnquoteSplicing);
+    if (depth == 0 && (splicing || (qq_form_n(e, s, SpecialForm::Unquote) && !qq_form(e, s, SpecialForm::Unquote)))) {
+      for (Value o = cdr(e); is_pair(o); o = cdr(o)) items.push_back(Item{splicing, QQ{false, kFalse, expand(car(o), s)}});
+    } else if (splicing) {
+      items.push_back(Item{false, qq_cons(QQ{true, intern("unquote-splicing"), nullptr}, qq(cdr(e), depth - 1, s, loc, who), loc)});
     } else {
       items.push_back(Item{false, qq(e, depth, s, loc, who)});
     }

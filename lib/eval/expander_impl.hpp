@@ -112,6 +112,7 @@ class Expander {
   QQ qq_cons(const QQ& a, const QQ& d, SrcLoc loc);
   QQ qq_tag(const char* name, const QQ& inner, SrcLoc loc);
   bool qq_form(Value v, Scope* s, SpecialForm f);
+  bool qq_form_n(Value v, Scope* s, SpecialForm f);
   Node* sf_lambda(Value x, Scope* s);
   Node* sf_named_lambda(Value x, Scope* s);
   Node* sf_case_lambda(Value x, Scope* s);

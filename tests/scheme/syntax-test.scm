@@ -253,6 +253,18 @@
 (test "qq long form" '(list 3 4) (quasiquote (list (unquote (+ 1 2)) 4)))
 (test "qq nested vector" '(1 #(2 3)) `(1 #(,(+ 1 1) ,@(list 3))))
 (test "qq no unquote is literal" '(a b) `(a b))
+;; R6RS 11.17's unquote and unquote-splicing with several operands, as list elements (Chez and
+;; Larceny's R7RS tests): each operand inserted, or spliced; one level down, ,,@x splices x's
+;; elements as the operands of the inner unquote.
+(test "qq unquote of several" '(foo foo foo) (let ((name 'foo)) `((unquote name name name))))
+(test "qq unquote-splicing of several" '(foo foo foo) (let ((name '(foo))) `((unquote-splicing name name name))))
+(test "qq unquote of several, mid-list" '(foo (2 3 4 5) -9)
+      (let ((x '(2 3)) (y '(4 5))) `(foo (unquote (append x y) (- 9)))))
+(test "qq unquote of none" '(a b) `(a (unquote) b))
+(test "qq ,,@ one level down" '`(foo (unquote (append x y) (sqrt 9)))
+      (let ((q '((append x y) (sqrt 9)))) ``(foo ,,@q)))
+(test "qq ,@ of several in a vector" #(1 2 3 4) `#(,@(list 1 2) ,@(list 3) 4))
+(test-error "qq unquote of several outside a list" (eval '(quasiquote (unquote 1 2)) (environment '(scheme base))))
 
 ;; ---- reader syntax -------------------------------------------------------------------------
 (test "datum comment" 3 (+ 1 #;(error "not evaluated") 2))
