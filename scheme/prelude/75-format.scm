@@ -10,7 +10,7 @@
 ;;; ~d ~x ~o ~b a number in radix 10/16/8/2, ~c a character, ~y pretty-print, ~? and ~k a format
 ;;; string and a list of its arguments, ~[w[,d]]F a number in a field of w characters with d
 ;;; digits after the point (a non-number is displayed, padded), ~% newline, ~& newline unless at
-;;; the start of a line, ~h a summary of the directives, ~~ a tilde. Like Common Lisp, ~wA ~wS
+;;; the start of a line (always, first in the format string), ~h a summary of the directives, ~~ a tilde. Like Common Lisp, ~wA ~wS
 ;;; ~wD ~wX ~wO ~wB pad to w columns (~a and ~s on the right, numbers on the left).
 ;;; A missing argument or an unknown directive is an error naming format and the format string.
 ;;;
@@ -60,8 +60,11 @@
 ~% newline  ~& fresh line  ~h this help  ~~ tilde
 ")
 
-;; Writes the formatted output of `str` with `args` to `port`.
-(define (%format-to port str args)
+;; Writes the formatted output of `str` with `args` to `port`; nested: called for ~? inside one.
+;; ~& first in the outermost string writes a newline: SRFI 48 counts only the call's own output
+;; as "previous" ((format #f "~&1~&~&2~&~&~&3~%") is "\n1\n2\n3\n"), after that the port's
+;; column decides (fresh-line).
+(define (%format-to port str args . nested)
   (let ((n (string-length str)))
     (define (next-arg args c)
       (if (null? args)
@@ -125,7 +128,7 @@
                                  (%format-error "no argument list left for ~? in" str))
                              (if (not (list? (cadr args)))
                                  (%format-error "~? expects a list of arguments, got" str (cadr args)))
-                             (%format-to port s (cadr args))
+                             (%format-to port s (cadr args) #t)
                              (loop j (cddr args))))
                           ((#\f)
                            (let* ((x (next-arg args c))
@@ -135,7 +138,8 @@
                              (write-string (%format-pad s w #t) port)
                              (loop j (cdr args))))
                           ((#\%) (newline port) (loop j args))
-                          ((#\&) (fresh-line port) (loop j args))
+                          ((#\&) (if (and (= i 0) (null? nested)) (newline port) (fresh-line port))
+                           (loop j args))
                           ((#\h) (write-string %format-help port) (loop j args))
                           ((#\~) (write-char #\~ port) (loop j args))
                           (else (%format-error (string-append "unknown directive ~" (string c) " in") str))))))))))))))

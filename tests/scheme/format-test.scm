@@ -38,6 +38,8 @@
 (test "~y" "(a b)\n" (format "~y" '(a b)))
 (test "~& at line start" "a\nb" (format "a~%~&b"))
 (test "~& mid-line" "a\nb" (format "a~&b"))
+(test "~& first: SRFI 48's example" "\n1\n2\n3\n" (format #f "~&1~&~&2~&~&~&3~%"))
+(test "~& first in ~? follows the output" "a\nb" (format "a~?" "~&b" '()))
 (test "#t destination" "x=1"
       (let ((o (open-output-string)))
         (parameterize ((current-output-port o)) (format #t "x=~a" 1))
