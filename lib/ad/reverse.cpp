@@ -246,6 +246,7 @@ class Reverse : private ExprFunctor<Atom(Node*)> {
   }
   void carry_group(LetNode* n, gc_vector<Var*>& vars, gc_vector<Node*>& codes);
   bool carry_uses_ok(Node* e, Var* w, bool tail, bool* returned);
+  void note_uncarried(const gc_vector<Node*>& codes, Var* w);
   bool dynamic_carry(CallNode* c, const Atom& fn, const gc_vector<Atom>& args, Atom* out);
   Node* each_loop(CallNode* c);
   // Groups that may return a carried vector as their value: the versions a call of one takes back
@@ -747,6 +748,54 @@ bool carryable_value(Environment* core, Value f, const std::vector<size_t>& ks, 
 
 }  // namespace
 
+// The loop of `codes` cannot carry the owned vector w, so it captures w, and a write of it there is
+// refused in the loop's own J, which does not know why. When the loop writes w, the refusal is to
+// name what keeps it from carrying w: the first use that lets it escape (passed to a procedure
+// that cannot carry it, given to a primitive that is not a read, write or length, captured by a
+// lambda), noted for the vector (%ad-note-escape!) before the loop is made. Only for the message.
+void Reverse::note_uncarried(const gc_vector<Node*>& codes, Var* w) {
+  bool writes = false;
+  std::string how;
+  auto is_w = [&](Node* a) { return a->kind == NodeKind::LocalRef && static_cast<LocalRefNode*>(a)->var == w; };
+  for (Node* c : codes)
+    for_each_node(c, [&](Node* m) {
+      const gc_vector<Node*>* argn = nullptr;
+      if (m->kind == NodeKind::Lambda && m != c && how.empty()) {
+        bool refers = false;
+        for_each_node(m, [&](Node* k) { refers = refers || is_w(k); });
+        if (refers) how = "captured by a closure";
+      }
+      if (m->kind != NodeKind::Call && m->kind != NodeKind::PrimCall) return;
+      Primitive* p = called_primitive(m, rules_.core, &argn);
+      if (p) {
+        if (argn->empty()) return;
+        bool reads = p->facts.structure == Structure::kVectorRef || p->facts.structure == Structure::kVectorLength;
+        if (is_w((*argn)[0]) && p->facts.inline_op == InlineOp::kVectorSet) writes = true;
+        for (size_t i = 0; i < argn->size(); i++)
+          if (is_w((*argn)[i]) && !(i == 0 && (reads || p->facts.inline_op == InlineOp::kVectorSet)) && how.empty())
+            how = std::string("given to ") + (p->name ? p->name : "a primitive");
+        return;
+      }
+      auto* call = static_cast<CallNode*>(m);
+      for (size_t i = 0; i < call->args.size() && how.empty(); i++) {
+        if (!is_w(call->args[i])) continue;
+        if (call->fn->kind != NodeKind::GlobalRef) {
+          how = "passed to a procedure";
+          continue;
+        }
+        Value cell = static_cast<GlobalRefNode*>(call->fn)->cell;
+        bool ret = false;
+        Seen seen;
+        if (!carryable_value(rules_.core, cell.as<GlobalCell>()->value, std::vector<size_t>{i}, &ret, seen))
+          how = "passed to " + name_of(cell.as<GlobalCell>()->name, "a procedure");
+      }
+    });
+  if (!writes || how.empty()) return;
+  how += std::string(" in a loop of ") + name_of(name_, "an anonymous procedure");
+  escape(w, why(how));
+  cur_->fwd.push_effect(gcall("%ad-note-escape!", {ref(w), cst(why(how))}));
+}
+
 bool Reverse::carry_uses_ok(Node* e, Var* w, bool tail, bool* returned) {
   Seen seen;
   return uses_ok(rules_.core, e, w, tail, returned, seen);
@@ -825,6 +874,7 @@ void Reverse::carry_group(LetNode* n, gc_vector<Var*>& vars, gc_vector<Node*>& c
       bool ret = false;
       for (Node* c2 : codes) ok = ok && carry_uses_ok(static_cast<LambdaNode*>(c2)->clauses[0]->body, w, true, &ret);
       if (ok) carried.push_back(w);
+      else note_uncarried(codes, w);
       if (ok && ret) returns = true;
     });
   if (carried.empty()) return;

@@ -169,6 +169,18 @@
     (for-each (lambda (i) (keep! v) (vector-set! v i (* x i))) '(0 1))
     (vector-ref v 1)))
 (test-error-message "for-each's lambda keeps it" "vector-set!" ((grad r2) 2.0))
+(test-error-message "for-each's lambda keeps it: names the keeper" "(passed to keep! in a loop of r2)" ((grad r2) 2.0))
+(define (r2-pair x)
+  (let ((v (make-vector 2 0.0)))
+    (do ((i 0 (+ i 1))) ((= i 2)) (vector-set! v i (* x i (length (vector->list v)))))
+    (vector-ref v 1)))
+(test-error-message "a do loop gives it to a primitive: names it" "(given to vector->list in a loop of r2-pair)" ((grad r2-pair) 2.0))
+;; a loop that only reads a vector it cannot carry: no refusal
+(define (r2-read x)
+  (let ((v (make-vector 2 x)))
+    (for-each (lambda (i) (keep! v) (vector-ref v i)) '(0 1))
+    (* x (vector-ref v 1))))
+(test "a loop keeps and reads it: 2x" 4.0 ((grad r2-read) 2.0))
 ;; the helper's global holds a procedure that keeps the vector by the time the gradient runs
 (define (put! v i x) (vector-set! v i x))
 (define (r3 x) (let ((v (make-vector 1 0.0))) (put! v 0 (* x x)) (vector-ref v 0)))
