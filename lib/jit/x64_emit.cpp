@@ -86,6 +86,8 @@ using EntryFn = const Insn* (*)(VmImpl* vm, void* target, SmallFreeLists* free_l
 constexpr int32_t kVmStack = int32_t(offsetof(VmImpl, stack));
 constexpr int32_t kVmFrames = int32_t(offsetof(VmImpl, frames));
 constexpr int32_t kVmFramesSoftEnd = int32_t(offsetof(VmImpl, frames_soft_end));
+constexpr int32_t kVmFramesSoftLimit = int32_t(offsetof(VmImpl, frames_soft_limit));
+constexpr int32_t kVmJitCallsEnd = int32_t(offsetof(VmImpl, jit_calls_end));
 constexpr int32_t kVmStackSoftLimit = int32_t(offsetof(VmImpl, stack_soft_limit));
 constexpr int32_t kVmNframes = int32_t(offsetof(VmImpl, nframes));
 constexpr int32_t kVmLowFrame = int32_t(offsetof(VmImpl, low_frame));
@@ -122,6 +124,11 @@ constexpr int32_t kInsnSize = int32_t(sizeof(Insn));
 // calls jump instead of calling, and their returns go through the entries table.
 constexpr int32_t kMaxNativeStackBytes = 256 << 10;
 constexpr int32_t kFrameSize = int32_t(sizeof(Frame));
+// A run's machine calls still outstanding each have their VM frame (pushed since the run, or
+// its latest re-entry of a continuation, reset rsp; frames are popped last-in first-out), so
+// while r13 is below that point's r13 plus this many bytes of frames, fewer than
+// kMaxNativeStackBytes / 16 calls are outstanding and rsp is above jit_stack_floor.
+constexpr int32_t kCallsFramesBytes = kMaxNativeStackBytes / 16 * kFrameSize;
 constexpr int32_t kPrimFlags = int32_t(offsetof(Primitive, flags));
 constexpr int32_t kPrimMinArgs = int32_t(offsetof(Primitive, min_args));
 constexpr int32_t kPrimMaxArgs = int32_t(offsetof(Primitive, max_args));
@@ -157,6 +164,21 @@ void store_nframes(Assembler& a, const Gp& t) {
   frames_index(a, t);
   a.mov(qword_ptr(rbx, kVmNframes), t);
 }
+// VmImpl::jit_calls_end = rcx and frames_soft_end = min(frames + frames_soft_limit, rcx), as
+// VmImpl::set_frames_soft_end. Clobbers rdx.
+void set_calls_end(Assembler& a) {
+  a.mov(qword_ptr(rbx, kVmJitCallsEnd), rcx);
+  a.imul(rdx, qword_ptr(rbx, kVmFramesSoftLimit), kFrameSize);
+  a.add(rdx, qword_ptr(rbx, kVmFrames));
+  a.cmp(rdx, rcx);
+  a.cmova(rdx, rcx);
+  a.mov(qword_ptr(rbx, kVmFramesSoftEnd), rdx);
+}
+// The bound on this run's machine calls from r13 now, when rsp is the run's entry rsp.
+void start_calls(Assembler& a) {
+  a.lea(rcx, ptr(r13, kCallsFramesBytes));
+  set_calls_end(a);
+}
 
 // The stub every native run starts in: saves the callee-saved registers, loads the VM registers
 // and jumps to the target. Each compiled procedure ends the run with the mirror-image epilogue.
@@ -168,10 +190,10 @@ void emit_prologue(Assembler& a) {
   a.push(r14);
   a.push(r15);
   a.mov(rbx, rdi);
-  // The enclosing run's fields, then 16-byte alignment for calls into the runtime.
+  // The enclosing run's fields (three: rsp stays 16-byte aligned for calls into the runtime).
   a.push(qword_ptr(rbx, kVmJitStackFloor));
   a.push(qword_ptr(rbx, kVmJitEntryRsp));
-  a.sub(rsp, 8);
+  a.push(qword_ptr(rbx, kVmJitCallsEnd));
   a.mov(qword_ptr(rbx, kVmJitEntryRsp), rsp);
   a.lea(rax, ptr(rsp, -kMaxNativeStackBytes));
   a.mov(qword_ptr(rbx, kVmJitStackFloor), rax);
@@ -180,14 +202,18 @@ void emit_prologue(Assembler& a) {
   a.add(r14, 1);
   a.mov(qword_ptr(rbx, kVmJitSession), r14);
   load_frames_pointer(a);
+  start_calls(a);
   a.mov(rcx, qword_ptr(rbx, kVmStack));
   a.mov(rax, qword_ptr(rbx, kVmFp));
   a.lea(r12, ptr(rcx, rax, 3));
   a.jmp(rsi);
 }
+// rax is the run's result. The enclosing run's bound comes back with the frames' soft limit of
+// now (this run may have moved it: a stack overflow, restore_limits).
 void emit_epilogue(Assembler& a) {
   a.mov(rsp, qword_ptr(rbx, kVmJitEntryRsp));
-  a.add(rsp, 8);
+  a.pop(rcx);
+  set_calls_end(a);
   a.pop(qword_ptr(rbx, kVmJitEntryRsp));
   a.pop(qword_ptr(rbx, kVmJitStackFloor));
   a.pop(r15);
@@ -1526,10 +1552,12 @@ class Emitter {
     a_.add(r14, 1);
     a_.mov(qword_ptr(rbx, kVmJitSession), r14);
     load_frames_pointer(a_);
+    a_.mov(rsi, rdx);  // start_calls clobbers rdx
+    start_calls(a_);
     a_.mov(rcx, qword_ptr(rbx, kVmStack));
     a_.mov(r8, qword_ptr(rbx, kVmFp));
     a_.lea(r12, ptr(rcx, r8, 3));
-    a_.jmp(rdx);
+    a_.jmp(rsi);
     a_.bind(interpreted);
     a_.jmp(epilogue_);
     a_.bind(barrier);
@@ -1617,8 +1645,7 @@ class Emitter {
     a_.movsxd(rcx, dword_ptr(rsi, kProtoNregs));
     caller_fp(rdi);
     a_.lea(r9, ptr(rdi, rcx, 0, int32_t(s.a) + 1));  // the callee's top + 1
-    push_call_frame(s, exit);
-    machine_call(s, [this] { a_.jmp(qword_ptr(rdx, kJitEntry0)); }, [this] { a_.call(qword_ptr(rdx, kJitEntry0)); },
+    enter_callee(s, exit, [this] { a_.jmp(qword_ptr(rdx, kJitEntry0)); }, [this] { a_.call(qword_ptr(rdx, kJitEntry0)); },
                  falls_through);
   }
 
@@ -1642,9 +1669,8 @@ class Emitter {
     known_guard(s, callee, general, checked);
     caller_fp(rdi);
     a_.lea(r9, ptr(rdi, int32_t(s.a) + q->nregs + 1));  // the callee's top + 1
-    push_call_frame(s, exit);
-    if (self) machine_call(s, [this] { a_.jmp(entry0_); }, [this] { a_.call(entry0_); }, true);
-    else machine_call(s, [this] { a_.jmp(qword_ptr(rdx, kJitEntry0)); }, [this] { a_.call(qword_ptr(rdx, kJitEntry0)); }, true);
+    if (self) enter_callee(s, exit, [this] { a_.jmp(entry0_); }, [this] { a_.call(entry0_); }, true);
+    else enter_callee(s, exit, [this] { a_.jmp(qword_ptr(rdx, kJitEntry0)); }, [this] { a_.call(qword_ptr(rdx, kJitEntry0)); }, true);
   }
 
   // Jumps to `general` unless R[a] is still `callee` (for a callee known only by its Proto, a
@@ -1794,15 +1820,53 @@ class Emitter {
     return nullptr;
   }
 
+  // With rdi = this frame's fp and r9 = the callee's top + 1: pushes the return frame and
+  // enters the callee (push_call_frame), by a machine `call` (machine_call) while the run's
+  // machine stack is small, else by `jump`, out of line, with session 0 in the frame (its
+  // return goes through the entries table). Unless `falls_through`, ends with a jump to the
+  // next instruction.
+  void enter_callee(const Step& s, const Label& exit, const std::function<void()>& jump,
+                    const std::function<void()>& call_insn, bool falls_through) {
+    Label deep = slow_path([this, s, jump] {
+      a_.mov(qword_ptr(r13, kFrameSession - kFrameSize), 0);
+      a_.lea(r12, ptr(r12, int32_t(s.a) * 8));
+      jump();
+    });
+    push_call_frame(s, exit, deep);
+    machine_call(s, call_insn, falls_through);
+  }
+
   // With rdi = this frame's fp and r9 = the callee's top + 1: checks the VM's frame and stack
   // limits (to the interpreter, which raises the Scheme error) and pushes the return frame
   // Frame{pc + 1, fp, -, -, this Proto} (top and dst are implied: Frame::resume_top,
   // result_slot) at r13, which then points past it. The VM's
   // fp, top and cur_proto are not written: the callee's code implies its own (sync_vm_state).
-  void push_call_frame(const Step& s, const Label& exit) {
+  // One compare covers the frames' soft limit and the machine stack (frames_soft_end is the
+  // lower of the two, VmImpl::set_frames_soft_end, kCallsFramesBytes); out of line, the frames'
+  // own limit goes to the interpreter, a machine stack past jit_stack_floor pushes the frame
+  // and goes to `deep`, and anything else (the bound is conservative: frames pushed by `deep`
+  // jumps use no machine stack) comes back.
+  void push_call_frame(const Step& s, const Label& exit, const Label& deep) {
+    Label back = a_.newLabel();
+    Label past = slow_path([this, s, exit, deep, back] {
+      a_.imul(r11, qword_ptr(rbx, kVmFramesSoftLimit), kFrameSize);
+      a_.add(r11, qword_ptr(rbx, kVmFrames));
+      a_.cmp(r13, r11);
+      a_.jae(exit);
+      a_.cmp(rsp, qword_ptr(rbx, kVmJitStackFloor));
+      a_.jae(back);
+      check_stack_room(exit);
+      write_frame_record(s);
+      a_.jmp(deep);
+    });
     a_.cmp(r13, qword_ptr(rbx, kVmFramesSoftEnd));
-    a_.jae(exit);
+    a_.jae(past);
+    a_.bind(back);
     check_stack_room(exit);
+    write_frame_record(s);
+  }
+
+  void write_frame_record(const Step& s) {
     a_.mov(r11, imm(reinterpret_cast<uint64_t>(p_->code + s.index + 1)));
     a_.mov(qword_ptr(r13, kFramePc), r11);
     a_.mov(qword_ptr(r13, kFrameFp), rdi);
@@ -1811,22 +1875,12 @@ class Emitter {
     a_.add(r13, kFrameSize);
   }
 
-  // Enters the callee with the frame below r13 pushed: a machine `call` while the run's machine
-  // stack is small (the frame records this run's session, so the callee's return may `ret`),
-  // else a jump, out of line (session 0: the return goes through the entries table). r12 is
-  // pushed around the `call` (16 bytes a call keep rsp 16-byte aligned in the callee): a callee
-  // returns with its own r12 (R + a), the pop makes it this frame's again. The result is in rax.
-  // Unless `falls_through`, ends with a jump to the next instruction.
-  void machine_call(const Step& s, const std::function<void()>& jump, const std::function<void()>& call_insn,
-                    bool falls_through) {
+  // Enters the callee with the frame below r13 pushed, by a machine `call`: the frame records
+  // this run's session, so the callee's return may `ret`. r12 is pushed around the `call` (16
+  // bytes a call keep rsp 16-byte aligned in the callee): a callee returns with its own r12
+  // (R + a), the pop makes it this frame's again. The result is in rax.
+  void machine_call(const Step& s, const std::function<void()>& call_insn, bool falls_through) {
     std::vector<uint16_t> after_live = pinned_live_out(position_of(s.index));
-    Label deep = slow_path([this, s, jump] {
-      a_.mov(qword_ptr(r13, kFrameSession - kFrameSize), 0);
-      a_.lea(r12, ptr(r12, int32_t(s.a) * 8));
-      jump();
-    });
-    a_.cmp(rsp, qword_ptr(rbx, kVmJitStackFloor));
-    a_.jb(deep);
     a_.mov(qword_ptr(r13, kFrameSession - kFrameSize), r14);
     a_.push(r12);
     a_.lea(r12, ptr(r12, int32_t(s.a) * 8));

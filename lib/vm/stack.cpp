@@ -124,7 +124,7 @@ void VmImpl::grow_stack_slow(int64_t needed, int64_t& charged, int64_t limit, in
   // unwound by a continuation or a reset.
   stack_soft_limit = stack_limit;
   frames_soft_limit = frames_limit;
-  frames_soft_end = frames + frames_soft_limit;
+  set_frames_soft_end();
   stack_overflow();
 }
 
@@ -143,7 +143,7 @@ void VmImpl::push_frame(const Insn* ret_pc, int64_t dst) {
 void VmImpl::restore_limits() {
   stack_soft_limit = std::min(stack_limit - kStackHeadroom, stack_charged);
   frames_soft_limit = std::min(frames_limit - kFramesHeadroom, frames_charged);
-  frames_soft_end = frames + frames_soft_limit;
+  set_frames_soft_end();
   stack_bound = std::min(high_water, stack_soft_limit);
 }
 

@@ -9,6 +9,8 @@
 //    Scheme (Vm::apply), which returns the value.
 #pragma once
 
+#include <algorithm>
+#include <cstdint>
 #include <exception>
 #include <unordered_map>
 #include <vector>
@@ -67,7 +69,15 @@ struct VmImpl {
   Frame* frames = nullptr;
   int64_t frames_limit = 0;
   int64_t frames_soft_limit = 0;
-  Frame* frames_soft_end = nullptr;  // frames + frames_soft_limit, for compiled code's compare
+  // frames + frames_soft_limit, or the running machine-code run's bound on its machine calls
+  // (jit_calls_end) when that is lower: compiled code's one compare before a call covers both
+  // (jit/x64_emit.cpp, push_call_frame). Set with set_frames_soft_end.
+  Frame* frames_soft_end = nullptr;
+  uintptr_t jit_calls_end = UINTPTR_MAX;  // saved and restored by a nested run's entry stub
+  void set_frames_soft_end() {
+    auto end = reinterpret_cast<uintptr_t>(frames + frames_soft_limit);
+    frames_soft_end = reinterpret_cast<Frame*>(std::min(end, jit_calls_end));
+  }
   // How deep the stacks have been charged to the thread's allocation count (core/alloc_watch.hpp),
   // so an engine's memory limit sees deep recursion: the soft limits stop at these marks, and
   // passing one charges the next kStackChargeStep and checks the limits (ensure_stack, push_frame).

@@ -143,6 +143,22 @@
   (if (= n 0) 0 (+ 1 (helper-a (- n 1)))))
 (test "a known call of another procedure whose global changes" 798 (helper-a 600))
 
+;; One compare before a machine call covers the frames' soft limit and the run's machine stack
+;; (x64_emit.cpp push_call_frame, kCallsFramesBytes: past 16384 outstanding machine calls a call
+;; jumps instead). Deep recursions past that bound, one inside a primitive's callback at depth
+;; 20000 (a nested run with its own bound, the outer one's restored after it), and a stack
+;; overflow caught inside such a callback (the limits move while the outer run is active).
+(define (deep-sum n) (if (= n 0) 0 (+ 1 (deep-sum (- n 1)))))
+(define (deep-then n f) (if (= n 0) (f) (+ 1 (deep-then (- n 1) f))))
+(test "deep recursion past the machine-call bound" 50000 (deep-sum 50000))
+(test "a deep recursion inside a callback of a deep recursion" 80000
+      (deep-then 20000 (lambda () (apply + (map (lambda (k) (deep-sum 30000)) '(1 2))))))
+(define (runaway n) (+ 1 (runaway n)))
+(test "an overflow caught inside a callback, then deeper" '(60001 30000)
+      (list (deep-then 20000 (lambda () (+ (car (map (lambda (k) (guard (e (#t 1)) (runaway k))) '(1)))
+                                            (deep-sum 40000))))
+            (deep-then 10000 (lambda () (deep-sum 20000)))))
+
 (define (fail-at n) (if (= n 0) (car n) (+ 1 (fail-at (- n 1)))))
 (test-error-message "error deep in compiled recursion" "car" (fail-at 3000))
 (test "recursion after an error" '(caught 3000)
