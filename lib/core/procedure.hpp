@@ -79,26 +79,37 @@ struct Closure : Object {  // payload: number of free values
 // object, right after it (stack(), frames()), and everything below them is `parent`'s (which may
 // in turn hold only its own top part). So a capture deep in a recursion that captures at every
 // level copies one level, and re-entry copies back only the segments that differ from what the
-// stacks still hold. An escape-only continuation (%call/ec) copies nothing (depth -1): it can
-// only return to frames still on the stack (frames() is a copy of the top one of the first
-// nframes, checked when it is invoked). Sizes are int32: the stacks are smaller (vm/stack.cpp).
+// stacks still hold. An escape-only continuation (%call/ec) copies nothing (depth -1, and
+// stack_base == nstack, the stack top at the capture): it can only return to frames still on the
+// stack (frames() is a copy of the top one of the first nframes, checked when it is invoked).
+// Sizes are int32: the stacks are smaller (vm/stack.cpp). Ten words before the copies: the chain
+// depth lives in the header word's top half, and the stack top to resume with is implied
+// (resume_top()).
 struct Continuation : Object {
   int32_t nstack, nframes;         // the used stacks at the capture
   int32_t stack_base, frame_base;  // below these, parent's (both 0 without a parent)
-  int32_t resume_fp, resume_top, resume_dst;
-  int32_t depth;                   // links below this one in the chain; -1: escape-only
+  int32_t resume_fp, resume_dst;
   Continuation* parent;
   const Insn* resume_pc;  // null: deliver the value by returning from the top frame
   Proto* resume_proto;
   uint64_t run_id;        // the C++ -> Scheme call (Vm::apply) whose frames these are
   Value winders;          // the dynamic-wind list (%winders) when captured
   Value handlers;         // the exception handler stack (%handlers) when captured
-  bool escape_only() const { return depth < 0; }
+  // Links below this one in the chain; -1: escape-only.
+  int32_t depth() const { return int32_t(header >> 32); }
+  void set_header(int32_t depth) { header = make_header(Type::Continuation) | (uint64_t(uint32_t(depth)) << 32); }
+  bool escape_only() const { return depth() < 0; }
+  // The top the resumed code runs with: as after a return to resume_pc (Frame::resume_top), so
+  // what the interpreter had raised it to for an `apply` at the capture is dropped as a return
+  // drops it. Otherwise nstack: the top at a capture with a resume pc, and without one (the
+  // value is returned from the top frame, which sets the top) the frame's base.
+  int64_t resume_top() const { return resume_pc && resume_proto ? int64_t(resume_fp) + resume_proto->nregs : nstack; }
   Value* stack() { return reinterpret_cast<Value*>(this + 1); }  // stack[stack_base..nstack)
   Frame* frames() {                                              // frames[frame_base..nframes)
-    return reinterpret_cast<Frame*>(stack() + (escape_only() ? 0 : nstack - stack_base));
+    return reinterpret_cast<Frame*>(stack() + (nstack - stack_base));
   }
 };
+static_assert(sizeof(Continuation) == 80, "the header of a continuation is ten words");
 inline bool is_continuation(Value v) { return has_type(v, Type::Continuation); }
 
 // For printing and backtraces: the name of a procedure, or "" when anonymous.

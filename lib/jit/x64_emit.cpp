@@ -322,9 +322,7 @@ uint64_t rt_capture(VmImpl* vm, const Insn* call_pc, int64_t flags, uint64_t ses
 uint64_t rt_continue(VmImpl* vm, uint64_t kbits, int64_t argc, Value* args) noexcept {
   Continuation* k = Value{kbits}.as<Continuation>();
   if (k->run_id != vm->run_id) return 0;
-  if (vm->winders_cell != kFalse && vm->handlers_cell != kFalse &&
-      (k->winders != vm->winders_cell.as<GlobalCell>()->value || k->handlers != vm->handlers_cell.as<GlobalCell>()->value))
-    return 0;
+  if (vm->dynamic_state_differs(k)) return 0;
   try {
     Value v = argc == 1 ? args[0] : make_values(argc, args);
     const Insn* pc = vm->reinstate(k, v);

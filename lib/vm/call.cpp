@@ -120,9 +120,7 @@ const Insn* VmImpl::enter(int64_t nfp, int64_t argc, const Insn* ret_pc, int64_t
       }
       case Type::Continuation: {
         Continuation* k = f.as<Continuation>();
-        if (winders_cell != kFalse && handlers_cell != kFalse &&
-            (k->winders != winders_cell.as<GlobalCell>()->value ||
-             k->handlers != handlers_cell.as<GlobalCell>()->value) &&
+        if (dynamic_state_differs(k) &&
             wind_continue_cell != kFalse && wind_continue_cell.as<GlobalCell>()->value != kUnbound) {
           // Leave and enter dynamic-wind extents first: (%wind-and-continue k arg ...).
           ensure_stack(nfp + argc + 3);

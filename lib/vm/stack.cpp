@@ -128,10 +128,8 @@ void VmImpl::grow_stack_slow(int64_t needed, int64_t& charged, int64_t limit, in
   stack_overflow();
 }
 
-void VmImpl::ensure_stack(int64_t needed_top) {
-  if (needed_top > stack_soft_limit)
-    grow_stack_slow(needed_top, stack_charged, stack_limit, kStackHeadroom, sizeof(Value));
-  if (needed_top > high_water) high_water = needed_top;
+void VmImpl::grow_value_stack(int64_t needed_top) {
+  grow_stack_slow(needed_top, stack_charged, stack_limit, kStackHeadroom, sizeof(Value));
 }
 
 void VmImpl::push_frame(const Insn* ret_pc, int64_t dst) {
@@ -169,7 +167,6 @@ void VmImpl::reset() {
 void VmImpl::set_resume_point(Continuation* k, const Insn* ret_pc, int64_t dst, bool tail) {
   k->resume_pc = tail ? nullptr : ret_pc;
   k->resume_fp = int32_t(fp);
-  k->resume_top = int32_t(top);
   k->resume_dst = int32_t(dst);
   k->resume_proto = cur_proto;
   k->run_id = run_id;
@@ -227,13 +224,12 @@ Value VmImpl::capture(int64_t nfp, const Insn* ret_pc, int64_t dst, bool tail, u
   // One block: the object, then the stack segment, then the frames segment.
   size_t bytes = sizeof(Continuation) + sizeof(Value) * size_t(ns) + sizeof(Frame) * size_t(nf);
   Continuation* k = static_cast<Continuation*>(bytes <= kSmallListWords * 8 ? gc_alloc_small(bytes) : gc_alloc(bytes));
-  k->header = make_header(Type::Continuation, 0);
+  k->set_header(parent ? parent->depth() + 1 : 0);
   k->nstack = int32_t(nstack);
   k->nframes = int32_t(nframes);
   k->stack_base = int32_t(sbase);
   k->frame_base = int32_t(fbase);
   k->parent = parent;
-  k->depth = parent ? parent->depth + 1 : 0;
   copy_items(k->stack(), stack + sbase, ns);
   copy_items(k->frames(), frames + fbase, nf);
   set_resume_point(k, ret_pc, dst, tail);
@@ -246,9 +242,9 @@ Value VmImpl::capture(int64_t nfp, const Insn* ret_pc, int64_t dst, bool tail, u
 // the first nframes is kept, to check at the escape that they are still the same frames.
 Value VmImpl::capture_escape(const Insn* ret_pc, int64_t dst, bool tail) {
   Continuation* k = gc_alloc_object<Continuation>(Type::Continuation, sizeof(Continuation) + sizeof(Frame));
-  k->nstack = 0;
-  k->stack_base = k->frame_base = 0;
-  k->depth = -1;
+  k->set_header(-1);
+  k->nstack = k->stack_base = int32_t(top);
+  k->frame_base = 0;
   k->parent = nullptr;
   k->nframes = int32_t(nframes);
   if (nframes > 0) k->frames()[0] = frames[nframes - 1];
@@ -264,19 +260,19 @@ const Insn* VmImpl::reinstate(Continuation* k, Value v) {
     };
     if (nframes < k->nframes || (k->nframes > 0 && !same(frames[k->nframes - 1], k->frames()[0])))
       throw_condition("error", "continuation", "an escape continuation was called after its extent ended");
-    restore_limits();
-    ensure_stack(k->resume_top);
+    unwind_limits();
+    ensure_stack(k->resume_top());
     if (k->nframes < low_frame) low_frame = k->nframes;
     nframes = k->nframes;
     fp = k->resume_fp;
-    top = k->resume_top;
+    top = k->resume_top();
     cur_proto = k->resume_proto;
-    if (!k->resume_pc) return do_return(v);
+    if (!k->resume_pc) return return_from_resumed(v);
     stack[fp + k->resume_dst] = v;
     return k->resume_pc;
   }
-  restore_limits();
-  ensure_stack(std::max<int64_t>(k->nstack, k->resume_top));
+  unwind_limits();
+  ensure_stack(std::max<int64_t>(k->nstack, k->resume_top()));
   // What the stacks already hold of k is not copied: shared_k's content is still in place below
   // shared_stack_bound and low_frame, and where shared_k's chain and k's meet in a common link A,
   // both are A's content below the bases of the links above A in either chain.
@@ -286,7 +282,7 @@ const Insn* VmImpl::reinstate(Continuation* k, Value v) {
     int64_t sk = k->nstack, fk = k->nframes;
     Continuation* b = k;
     while (a && b && a != b) {
-      if (a->depth >= b->depth) {
+      if (a->depth() >= b->depth()) {
         sa = std::min<int64_t>(sa, a->stack_base);
         fa = std::min<int64_t>(fa, a->frame_base);
         a = a->parent;
@@ -319,9 +315,9 @@ const Insn* VmImpl::reinstate(Continuation* k, Value v) {
   low_frame = k->nframes;
   nframes = k->nframes;
   fp = k->resume_fp;
-  top = k->resume_top;
+  top = k->resume_top();
   cur_proto = k->resume_proto;
-  if (!k->resume_pc) return do_return(v);
+  if (!k->resume_pc) return return_from_resumed(v);
   stack[fp + k->resume_dst] = v;
   return k->resume_pc;
 }

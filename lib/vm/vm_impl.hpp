@@ -188,6 +188,19 @@ struct VmImpl {
     return ret_pc;
   }
   const Insn* reinstate(Continuation* k, Value v);
+  // Whether invoking k must first leave and enter dynamic-wind extents or change the handler
+  // stack (%wind-and-continue): %winders or %handlers differ from what k captured.
+  bool dynamic_state_differs(const Continuation* k) const {
+    return winders_cell != kFalse && handlers_cell != kFalse &&
+           (k->winders != winders_cell.as<GlobalCell>()->value || k->handlers != handlers_cell.as<GlobalCell>()->value);
+  }
+  // A continuation without a resume pc delivers by returning from the top frame it restored: the
+  // caller's registers above that frame's base count as used again (ensure_stack).
+  const Insn* return_from_resumed(Value v) {
+    const Insn* pc = do_return(v);
+    ensure_stack(top);
+    return pc;
+  }
   // `session`: the machine-code run capturing (jit/x64_emit.cpp), 0 from the interpreter. The
   // frames that run's machine calls pushed get kFrameMarked: their return lowers low_frame.
   Value capture(int64_t nfp, const Insn* ret_pc, int64_t dst, bool tail, uint64_t session = 0);
@@ -195,10 +208,19 @@ struct VmImpl {
   void set_resume_point(Continuation* k, const Insn* ret_pc, int64_t dst, bool tail);
   const Insn* raise_from_error(Value payload);
   void push_frame(const Insn* ret_pc, int64_t dst);
-  void ensure_stack(int64_t needed_top);
+  void ensure_stack(int64_t needed_top) {
+    if (needed_top > stack_soft_limit) grow_value_stack(needed_top);
+    if (needed_top > high_water) high_water = needed_top;
+  }
+  void grow_value_stack(int64_t needed_top);  // ensure_stack past the soft limit
   void grow_stack_slow(int64_t needed, int64_t& charged, int64_t limit, int64_t headroom, int64_t unit_bytes);
   void reset();  // after an uncaught error: drop every frame
   void restore_limits();
+  // Unwinding past a stack overflow (a continuation, a reset) brings the soft limits back down
+  // from the hard ones its handlers were given (grow_stack_slow raises both together).
+  void unwind_limits() {
+    if (stack_soft_limit == stack_limit || frames_soft_limit == frames_limit) restore_limits();
+  }
   // The slow path of a poll point at `pc` (see poll_countdown). Raises on interrupt or a limit.
   void poll(const Insn* pc);
   // Rearms the countdown for the next period (bounded by what is left of the step limit).
