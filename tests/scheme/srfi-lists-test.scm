@@ -28,6 +28,13 @@
 (test "merge with a key" '(1 -2 3) (merge '(1 3) '(-2) < abs))
 (test "merge!" '(1 2 3) (merge! (list 1 3) (list 2) <))
 (test-error "sort of a non-sequence" (sort 5 <))
+;; Strings are SRFI 95 arrays too (Larceny's SRFI 95 tests sort them).
+(test "sorted? string" '(#t #f #t) (list (sorted? "abcdde" char<?) (sorted? "abedde" char<?) (sorted? "" char<?)))
+(test "sorted? string with a key" #t (sorted? "xabcdde" char<? (lambda (c) #\a)))
+(test "sort string" '("abcdef" "") (list (sort "fdbeca" char<?) (sort "" char<?)))
+(test "sort! string in place" "uoifedcba"
+      (let ((s (string #\a #\e #\i #\o #\u #\b #\c #\d #\f))) (sort! s char>?) s))
+(test "sort! of an empty literal string" "" (sort! "" char<?))
 (test-error "sort with a non-procedure" (sort '(1 2) 5))
 (test "a long sort" #t
       (let loop ((i 0) (l '()))

@@ -1,5 +1,6 @@
-;; (srfi 95) — sorting and merging lists and vectors, each with an optional key procedure
-;; applied to the elements before comparing. The sorts are the prelude's stable merge sort
+;; (srfi 95) — sorting and merging lists and vectors (and strings, which SRFI 95's arrays
+;; include: Larceny's SRFI 95 tests sort them), each with an optional key procedure applied to
+;; the elements before comparing. The sorts are the prelude's stable merge sort
 ;; (scheme/prelude/30-sort.scm); sort! on a vector sorts it in place, on a list it may reuse the
 ;; list's pairs (and returns the sorted list, which need not start with the old first pair).
 (define-library (srfi 95)
@@ -31,7 +32,8 @@
                    (let loop ((prev (car seq)) (l (cdr seq)))
                      (or (null? l)
                          (and (not (less? (car l) prev)) (loop (car l) (cdr l)))))))
-              (else (error "sorted?: expected a list or a vector, got" seq)))))
+              ((string? seq) (apply sorted? (string->vector seq) less? key))
+              (else (error "sorted?: expected a list, a vector or a string, got" seq)))))
 
     (define (merge a b less? . key)
       (check-procedure "merge" less?)
@@ -43,9 +45,13 @@
       (check-procedure "sort" less?)
       (cond ((vector? seq) (vector-sort (keyed less? key) seq))
             ((list? seq) (list-sort (keyed less? key) seq))
-            (else (error "sort: expected a list or a vector, got" seq))))
+            ((string? seq) (vector->string (vector-sort (keyed less? key) (string->vector seq))))
+            (else (error "sort: expected a list, a vector or a string, got" seq))))
     (define (sort! seq less? . key)
       (check-procedure "sort!" less?)
       (cond ((vector? seq) (vector-sort! seq (keyed less? key)) seq)
             ((list? seq) (list-sort (keyed less? key) seq))
-            (else (error "sort!: expected a list or a vector, got" seq))))))
+            ((string? seq)
+             (if (> (string-length seq) 0) (string-copy! seq 0 (apply sort seq less? key)))
+             seq)
+            (else (error "sort!: expected a list, a vector or a string, got" seq))))))
