@@ -246,7 +246,7 @@ class Reverse : private ExprFunctor<Atom(Node*)> {
   }
   void carry_group(LetNode* n, gc_vector<Var*>& vars, gc_vector<Node*>& codes);
   bool carry_uses_ok(Node* e, Var* w, bool tail, bool* returned);
-  void note_uncarried(const gc_vector<Node*>& codes, Var* w);
+  void note_uncarried(const gc_vector<Node*>& codes, Var* w, Value escaped);
   bool dynamic_carry(CallNode* c, const Atom& fn, const gc_vector<Atom>& args, Atom* out);
   Node* each_loop(CallNode* c);
   // Groups that may return a carried vector as their value: the versions a call of one takes back
@@ -752,10 +752,11 @@ bool carryable_value(Environment* core, Value f, const std::vector<size_t>& ks, 
 // refused in the loop's own J, which does not know why. When the loop writes w, the refusal is to
 // name what keeps it from carrying w: the first use that lets it escape (passed to a procedure
 // that cannot carry it, given to a primitive that is not a read, write or length, captured by a
-// lambda), noted for the vector (%ad-note-escape!) before the loop is made. Only for the message.
-void Reverse::note_uncarried(const gc_vector<Node*>& codes, Var* w) {
+// lambda), noted for the vector (%ad-note-escape!) before the loop is made; or, for a vector that
+// escaped before the loop (`escaped`, a string), where it escaped. Only for the message.
+void Reverse::note_uncarried(const gc_vector<Node*>& codes, Var* w, Value escaped) {
   bool writes = false;
-  std::string how;
+  std::string how = is_string(escaped) ? string_to_utf8(escaped) : std::string();
   auto is_w = [&](Node* a) { return a->kind == NodeKind::LocalRef && static_cast<LocalRefNode*>(a)->var == w; };
   for (Node* c : codes)
     for_each_node(c, [&](Node* m) {
@@ -791,7 +792,7 @@ void Reverse::note_uncarried(const gc_vector<Node*>& codes, Var* w) {
       }
     });
   if (!writes || how.empty()) return;
-  how += std::string(" in a loop of ") + name_of(name_, "an anonymous procedure");
+  how += std::string(is_string(escaped) ? " in " : " in a loop of ") + name_of(name_, "an anonymous procedure");
   escape(w, why(how));
   cur_->fwd.push_effect(gcall("%ad-note-escape!", {ref(w), cst(why(how))}));
 }
@@ -868,13 +869,19 @@ void Reverse::carry_group(LetNode* n, gc_vector<Var*>& vars, gc_vector<Node*>& c
     for_each_node(c, [&](Node* m) {
       if (m->kind != NodeKind::LocalRef) return;
       Var* w = static_cast<LocalRefNode*>(m)->var;
-      if (seen.count(w) || !owned(w)) return;
+      if (seen.count(w)) return;
+      if (!owned(w)) {
+        // escaped before the loop: the loop's refusal of a write names where
+        if (in_scope(w)) note_uncarried(codes, w, escaped_how(w));
+        seen[w] = true;
+        return;
+      }
       seen[w] = true;
       bool ok = true;
       bool ret = false;
       for (Node* c2 : codes) ok = ok && carry_uses_ok(static_cast<LambdaNode*>(c2)->clauses[0]->body, w, true, &ret);
       if (ok) carried.push_back(w);
-      else note_uncarried(codes, w);
+      else note_uncarried(codes, w, kFalse);
       if (ok && ret) returns = true;
     });
   if (carried.empty()) return;
