@@ -3,7 +3,10 @@
 // x is #f in B. After residual code read (car x), a later (car x) is that value while no
 // residual code that may mutate ran since, and x is a pair for good. After (= x 3) or (zero? x),
 // x is numerically 3 (or 0) in the then arm, not in the else arm: comparisons with small
-// integers are decided, x itself is never replaced (3.0 passes). A (vector-ref v i) or
+// integers are decided, x itself is never replaced (3.0 passes). After (< x 10) (or <=, >, >=
+// against a small integer, either side), x is a real below 10 in the then arm and at least 10 or
+// NaN in the else arm: a later ordering or = test the range refutes is #f, one it implies is #t
+// where x is known not to be NaN (a then arm). A (vector-ref v i) or
 // (string-ref s i) read again with the same index in the same epoch is the first read's value.
 // Helper keys carry what is
 // known (memo.cpp: a known constant as a static value, read fields as a kView), which is what
@@ -44,6 +47,56 @@ bool small_integer(Value v) {
 // (= a b), (< a b), ... of two arguments, or (zero? a).
 bool numeric_comparison(const PrimFacts& f, size_t n) {
   return (f.num_result == NumResult::kBoolean && n == 2) || (f.inline_op == InlineOp::kZeroP && n == 1);
+}
+
+bool ordering(InlineOp op) {
+  return op == InlineOp::kLt || op == InlineOp::kLe || op == InlineOp::kGt || op == InlineOp::kGe;
+}
+
+// (op c x) is (flip(op) x c).
+InlineOp flipped(InlineOp op) {
+  switch (op) {
+    case InlineOp::kLt: return InlineOp::kGt;
+    case InlineOp::kLe: return InlineOp::kGe;
+    case InlineOp::kGt: return InlineOp::kLt;
+    default: return InlineOp::kLe;
+  }
+}
+
+// The test that holds where (op x c) fails, for x not NaN.
+InlineOp negated(InlineOp op) {
+  switch (op) {
+    case InlineOp::kLt: return InlineOp::kGe;
+    case InlineOp::kLe: return InlineOp::kGt;
+    case InlineOp::kGt: return InlineOp::kLe;
+    default: return InlineOp::kLt;
+  }
+}
+
+// Narrows f's range to the reals y with (op y c).
+void narrow(Specializer::Fact& f, InlineOp op, int64_t c) {
+  bool open = op == InlineOp::kLt || op == InlineOp::kGt;
+  if (op == InlineOp::kLt || op == InlineOp::kLe) {
+    if (!f.has_hi || c < f.hi || (c == f.hi && open)) {
+      f.has_hi = true;
+      f.hi = c;
+      f.hi_open = open;
+    }
+  } else if (!f.has_lo || c > f.lo || (c == f.lo && open)) {
+    f.has_lo = true;
+    f.lo = c;
+    f.lo_open = open;
+  }
+}
+
+// Does every real y in f's range satisfy (op y c)?
+bool range_implies(const Specializer::Fact& f, InlineOp op, int64_t c) {
+  switch (op) {
+    case InlineOp::kLt: return f.has_hi && (f.hi < c || (f.hi == c && f.hi_open));
+    case InlineOp::kLe: return f.has_hi && f.hi <= c;
+    case InlineOp::kGt: return f.has_lo && (f.lo > c || (f.lo == c && f.lo_open));
+    default: return f.has_lo && f.lo >= c;
+  }
 }
 
 bool element_read(const PrimFacts& f, size_t n) {
@@ -144,6 +197,12 @@ void Specializer::learn_test(PVal* t, bool outcome) {
   if (outcome) exclude(t->var, kFalse);
   else is(t->var, kFalse);
   if (!t->test_of) return;
+  if (t->test_numeric && t->test_order != InlineOp::kNone) {
+    Fact& f = fact_for_update(t->test_of);
+    if (outcome) f.real = true;  // NaN fails every ordering test
+    narrow(f, outcome ? t->test_order : negated(t->test_order), t->test_value.fixnum());
+    return;
+  }
   if (t->test_numeric) {
     Fact& f = fact_for_update(t->test_of);
     if (outcome) {
@@ -254,6 +313,24 @@ PVal* Specializer::fact_numeric(Primitive* p, const PrimFacts& f, gc_vector<PVal
         return nullptr;
       }
     }
+    // A range (learned from ordering tests) that decides the test: refuted, #f (also for NaN);
+    // implied, #t when the value is known to be a real number that is not NaN.
+    if (args.size() == 2 && (ordering(f.inline_op) || f.inline_op == InlineOp::kNumEq)) {
+      for (size_t k = 0; k < 2; k++) {
+        Fact* fa = fact(args[k]);
+        PVal* other = args[1 - k];
+        if (!fa || !(fa->has_lo || fa->has_hi) || other->kind != PKind::Static || !small_integer(other->value))
+          continue;
+        int64_t c = other->value.fixnum();
+        if (f.inline_op == InlineOp::kNumEq) {
+          if (range_implies(*fa, InlineOp::kLt, c) || range_implies(*fa, InlineOp::kGt, c)) return make_static(kFalse);
+          continue;
+        }
+        InlineOp op = k == 0 ? f.inline_op : flipped(f.inline_op);
+        if (range_implies(*fa, negated(op), c)) return make_static(kFalse);
+        if (fa->real && range_implies(*fa, op, c)) return make_static(kTrue);
+      }
+    }
     // Known not to equal the constant it is compared with.
     bool eq = f.inline_op == InlineOp::kNumEq || f.inline_op == InlineOp::kZeroP;
     for (size_t k = 0; eq && k < args.size(); k++) {
@@ -316,6 +393,20 @@ void Specializer::note_result(const PrimFacts& f, gc_vector<PVal*>& args, PVal* 
     for (size_t k = 0; k < 2; k++)
       if (args[k]->kind == PKind::Static && args[k]->value.is_fixnum() && args[k]->tags && args[1 - k]->kind == PKind::Dyn)
         mark_counted(pending_.back(), args[k]);
+  }
+  if (numeric_comparison(f, args.size()) && args.size() == 2 && ordering(f.inline_op)) {
+    // (< x c) and the like: each arm learns a bound of x (narrow, learn_test).
+    for (size_t k = 0; k < 2; k++) {
+      Value c = args[1 - k]->kind == PKind::Static ? args[1 - k]->value : kFalse;
+      if (args[k]->kind == PKind::Dyn && args[k]->var && small_integer(c)) {
+        r->test_of = args[k]->var;
+        r->test_value = c;
+        r->test_numeric = true;
+        r->test_order = k == 0 ? f.inline_op : flipped(f.inline_op);
+        return;
+      }
+    }
+    return;
   }
   if (numeric_comparison(f, args.size()) && (f.inline_op == InlineOp::kNumEq || f.inline_op == InlineOp::kZeroP)) {
     // (= x c) or (zero? x): each arm learns whether x is numerically c (fact_numeric).

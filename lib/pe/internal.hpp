@@ -131,6 +131,9 @@ struct PVal {
   // The test is numeric: (= test_of c) or (zero? test_of), c a small integer (facts.cpp): the
   // arms learn that test_of is, or is not, numerically c (not that it is the fixnum c: 3.0 = 3).
   bool test_numeric = false;
+  // A numeric test that orders: test_of `test_order` test_value, the InlineOp kLt, kLe, kGt or
+  // kGe with test_of on the left ((< 3 x) is noted as (> x 3)); kNone for = and zero?.
+  InlineOp test_order = InlineOp::kNone;
   // Dyn only: what the evaluator knows about the variable (facts.cpp) is not part of this
   // value's helper key: a generalized value.
   bool opaque = false;

@@ -248,6 +248,14 @@ class Specializer : public ExprFunctor<PVal*(Node*, PEnv*)> {
     bool has_num = false;
     Value num = kFalse;
     gc_vector<Value>* num_excluded = nullptr;  // shared copy-on-write
+    // Range: learned from (< x c), (<= x c), (> x c), (>= x c) with a small integer c. Where the
+    // test held, x is a real number, not NaN, on that side of c (`real`); where it failed, x is
+    // on the other side or NaN — every ordering test on NaN is false, so a test the bounds
+    // refute is #f either way, while one they imply is #t only when `real` (facts.cpp).
+    bool has_lo = false, has_hi = false;
+    bool lo_open = false, hi_open = false;  // x > lo (open) or x >= lo; x < hi or x <= hi
+    int64_t lo = 0, hi = 0;
+    bool real = false;
     // Elements read by residual (vector-ref x i) / (string-ref x i) at `elems_epoch`.
     struct Element {
       uint8_t op;       // InlineOp of the read
