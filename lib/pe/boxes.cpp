@@ -178,7 +178,7 @@ void Specializer::escape_box(PVal* b) {
   for (size_t k = 0; k < btrail_.size(); k++)
     if (btrail_[k].box == b) mine.push_back(k);
   // (Collected first: syncing may escape other boxes, which grows the trail.)
-  std::vector<std::pair<BoxFrame, BoxState>, scratch_allocator<std::pair<BoxFrame, BoxState>>> todo;
+  std::vector<std::pair<BoxFrame, BoxState>, traceable_allocator<std::pair<BoxFrame, BoxState>>> todo;
   size_t last = kNow - 1;
   for (const BoxFrame& f : frames_) {
     if (b->seq > f.seq) continue;

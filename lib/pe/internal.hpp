@@ -53,13 +53,6 @@ struct Environment;
 
 namespace quasi::pe {
 
-// The evaluator's vectors (argument lists, keys, environments' frames) live on the C stack or in
-// collectable objects and are made and dropped by the million per request: their buffers are
-// left to the collector instead of GC_free'd one by one (core/gc.hpp scratch_allocator; GC_free
-// was 10 % of specializing pe-flow's interpreter). Same reachability rules as core's gc_vector.
-template <class T>
-using gc_vector = std::vector<T, scratch_allocator<T>>;
-
 struct PVal;
 
 // A straight-line piece of residual code being built (the body of a residual procedure or of a

@@ -195,18 +195,18 @@ class Specializer : public ExprFunctor<PVal*(Node*, PEnv*)> {
   // equal_hash of frozen objects in keys, by address (the collector scans the keys: an object
   // hashed here stays alive, so its address is not reused while cached).
   std::unordered_map<uint64_t, uint64_t, std::hash<uint64_t>, std::equal_to<uint64_t>,
-                     scratch_allocator<std::pair<const uint64_t, uint64_t>>> hash_cache_;
+                     traceable_allocator<std::pair<const uint64_t, uint64_t>>> hash_cache_;
   uint64_t frozen_hash(Value v);
   uint64_t hash_key(const gc_vector<KeyItem>& items, LambdaNode* lam, size_t clause, Value runtime);
   TracedSet written_cells_;  // globals the residual code assigns: never read statically
   TracedSet read_cells_;     // user globals read statically (dependencies)
   TracedSet transformed_;    // sources whose cells depend_on_transformed recorded
   std::unordered_multimap<uint64_t, Entry*, std::hash<uint64_t>, std::equal_to<uint64_t>,
-                          scratch_allocator<std::pair<const uint64_t, Entry*>>> memo_;
-  std::vector<Entry*, scratch_allocator<Entry*>> pending_;
-  std::vector<Entry*, scratch_allocator<Entry*>> entries_;  // every helper, creation order
+                          traceable_allocator<std::pair<const uint64_t, Entry*>>> memo_;
+  std::vector<Entry*, traceable_allocator<Entry*>> pending_;
+  std::vector<Entry*, traceable_allocator<Entry*>> entries_;  // every helper, creation order
   std::unordered_map<uint64_t, int, std::hash<uint64_t>, std::equal_to<uint64_t>,
-                     scratch_allocator<std::pair<const uint64_t, int>>> variants_;
+                     traceable_allocator<std::pair<const uint64_t, int>>> variants_;
   StaticRunner runner_;
   // A call of `values` with other than one argument: its value is a variable bound only when
   // residual code first refers to it (k_ref, escape: Specializer::bind_values), to (values
@@ -218,7 +218,7 @@ class Specializer : public ExprFunctor<PVal*(Node*, PEnv*)> {
     StmtList::iterator point;
   };
   std::unordered_map<Var*, PendingValues, std::hash<Var*>, std::equal_to<Var*>,
-                     scratch_allocator<std::pair<Var* const, PendingValues>>> values_of_;
+                     traceable_allocator<std::pair<Var* const, PendingValues>>> values_of_;
   int helper_counter_ = 0;
   uint64_t rebuild_tag_ = 0;  // the slot bit rebuilt values get
   void inspect(PVal* v) {
@@ -268,13 +268,13 @@ class Specializer : public ExprFunctor<PVal*(Node*, PEnv*)> {
   };
  private:
   std::unordered_map<Var*, Fact, std::hash<Var*>, std::equal_to<Var*>,
-                     scratch_allocator<std::pair<Var* const, Fact>>> facts_;
+                     traceable_allocator<std::pair<Var* const, Fact>>> facts_;
   struct TrailEntry {
     Var* var;
     bool had;
     Fact old;
   };
-  std::vector<TrailEntry, scratch_allocator<TrailEntry>> trail_;
+  std::vector<TrailEntry, traceable_allocator<TrailEntry>> trail_;
   // The epoch of the code being built: a fresh one after residual code that may mutate; each
   // arm of a residual `if` starts from the epoch before it, and after the join it continues if
   // neither arm mutated, else a fresh one. Epochs are never reused (next_epoch_).
@@ -336,9 +336,9 @@ class Specializer : public ExprFunctor<PVal*(Node*, PEnv*)> {
     uint64_t seq;              // boxes made after this were made inside the frame
     size_t nboxes;             // boxes_ at the start
   };
-  std::vector<BoxTrailEntry, scratch_allocator<BoxTrailEntry>> btrail_;
-  std::vector<BoxFrame, scratch_allocator<BoxFrame>> frames_;
-  std::vector<PVal*, scratch_allocator<PVal*>> boxes_;  // the boxes of the procedure being built
+  std::vector<BoxTrailEntry, traceable_allocator<BoxTrailEntry>> btrail_;
+  std::vector<BoxFrame, traceable_allocator<BoxFrame>> frames_;
+  std::vector<PVal*, traceable_allocator<PVal*>> boxes_;  // the boxes of the procedure being built
   uint64_t seq_ = 0;
   struct BoxWorld {  // a residual procedure's body: its own boxes, trail and frames
     Specializer* s;

@@ -13,7 +13,7 @@
 
 namespace {
 
-using quasi::pe::gc_vector;  // lib/pe's own (scratch buffers)
+using quasi::gc_vector;
 using quasi::Value;
 using quasi::pe::KeyItem;
 
