@@ -6,6 +6,7 @@
 #include "core/redirections.hpp"
 #include "eval/environment.hpp"
 #include "ir/functor.hpp"
+#include "jit/jit_code.hpp"
 #include "vm/jit_policy.hpp"
 
 namespace quasi {
@@ -106,6 +107,7 @@ void redirect(Proto* p, Value old_cell, Value new_cell) {
   if (old_cell.obj()->header & kInlinedCell) p->inline_off = true;
   // Machine code has the old cell built in. Code still running keeps it until it leaves; callers
   // look at p->jit before every call, so no new activation enters it.
+  if (p->jit) p->jit->superseded = true;  // stops its self calls (x64_emit.cpp, check_self_code)
   p->jit = nullptr;
   p->jit_state = p->inline_off ? kJitFailed : kJitNone;
   // The partial evaluator specializes from the IR.

@@ -91,6 +91,7 @@ bool jit_compile(VmImpl& vm, Proto* p, const char* why) {
       std::fprintf(stderr, "jit: not compiling %s (%s)\n", name_of(p).c_str(), reason.c_str());
     return false;
   }
+  if (p->jit) p->jit->superseded = true;
   p->jit = code;
   p->jit_state = kJitDone;
   if (jit_log_enabled()) {

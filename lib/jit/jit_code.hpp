@@ -21,6 +21,9 @@ struct JitCode {
   Value* constants;      // heap values the machine code refers to by address
   int64_t nconstants;
   Proto* proto;          // the code this was compiled from
+  // Set when its Proto stops holding it (a redefinition dropped it, or new code replaced it):
+  // its own self calls test this instead of comparing the Proto's code with itself.
+  bool superseded = false;
 };
 
 }  // namespace quasi

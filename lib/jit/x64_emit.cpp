@@ -111,6 +111,7 @@ constexpr int32_t kProtoCode = int32_t(offsetof(Proto, code));
 constexpr int32_t kProtoJit = int32_t(offsetof(Proto, jit));
 constexpr int32_t kJitEntry0 = int32_t(offsetof(JitCode, entry0));
 constexpr int32_t kJitEntries = int32_t(offsetof(JitCode, entries));
+constexpr int32_t kJitSuperseded = int32_t(offsetof(JitCode, superseded));
 constexpr int32_t kFramePc = int32_t(offsetof(Frame, pc));
 constexpr int32_t kFrameFp = int32_t(offsetof(Frame, fp));
 constexpr int32_t kFrameTop = int32_t(offsetof(Frame, top));
@@ -1678,21 +1679,19 @@ class Emitter {
   void known_guard(const Step& s, Known callee, const Label& general, bool checked) {
     Proto* q = callee.proto;
     if (checked) {
-      a_.mov(rcx, imm(reinterpret_cast<uint64_t>(q)));
+      if (q != p_) a_.mov(rcx, imm(reinterpret_cast<uint64_t>(q)));
     } else if (callee.closure.bits != 0) {
       ld(rax, s.a);
       load_constant(rcx, callee.closure);
       a_.cmp(rax, rcx);
       a_.jne(general);
-      a_.mov(rcx, imm(reinterpret_cast<uint64_t>(q)));
+      if (q != p_) a_.mov(rcx, imm(reinterpret_cast<uint64_t>(q)));
     } else {
       ld(rax, s.a);
       check_closure_of(rax, q, general);
     }
     if (q == p_) {
-      a_.mov(rdx, imm(reinterpret_cast<uint64_t>(self_)));
-      a_.cmp(qword_ptr(rcx, kProtoJit), rdx);
-      a_.jne(general);
+      check_self_code(general);
     } else {
       a_.mov(rdx, qword_ptr(rcx, kProtoJit));
       a_.test(rdx, rdx);
@@ -1764,20 +1763,23 @@ class Emitter {
     int64_t w = previous_writer(p_, lp_.steps, lp_.label, position_of(s.index), false);
     if (w >= 0 && lp_.steps[size_t(w)].op == Op::kMove && lp_.steps[size_t(w)].b == 0 &&
         closure_register_fixed(p_, lp_.steps)) {
-      a_.mov(rcx, imm(reinterpret_cast<uint64_t>(p_)));
-      a_.mov(rdx, imm(reinterpret_cast<uint64_t>(self_)));
-      a_.cmp(qword_ptr(rcx, kProtoJit), rdx);
-      a_.jne(general);
+      check_self_code(general);
       self_tail_jump(s);
       a_.bind(general);
       return;
     }
     check_closure_of(use(s.a, rax), p_, general);
-    a_.mov(rdx, imm(reinterpret_cast<uint64_t>(self_)));
-    a_.cmp(qword_ptr(rcx, kProtoJit), rdx);
-    a_.jne(general);
+    check_self_code(general);
     self_tail_jump(s);
     a_.bind(general);
+  }
+
+  // Jumps to `general` unless this code is still its Proto's (JitCode::superseded, set where
+  // p->jit is dropped or replaced); leaves rdx = this JitCode.
+  void check_self_code(const Label& general) {
+    a_.mov(rdx, imm(reinterpret_cast<uint64_t>(self_)));
+    a_.cmp(byte_ptr(rdx, kJitSuperseded), 0);
+    a_.jne(general);
   }
 
   // The closure R[a] was loaded with just before this call when it is a known callee for

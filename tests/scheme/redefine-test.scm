@@ -70,4 +70,18 @@
 (ev '(define (rem-after x) (rem (begin (set! rem (lambda (a b) (vector 'my-rem a b))) x) 4)))
 (test "a global holding a built-in, set by an operand" '#(my-rem 7 4) (ev '(rem-after 7)))
 
+;; A redefinition while a procedure's machine code is running deep in its own recursion: the
+;; code keeps running in the activations it has, and its self calls stop entering it (they test
+;; JitCode::superseded), so the deeper activations call the new car.
+(define env3 (environment '(scheme base) '(quasi)))
+(eval '(define (walk n l hook)
+         (if (= n 0) '()
+             (let ((x (car l)))
+               (if (= n 5) (hook))
+               (cons x (walk (- n 1) l hook)))))
+      env3)
+(test "a redefinition during a compiled recursion reaches its deeper self calls"
+      (append (make-list 296 1) (make-list 4 'new-car))
+      ((eval 'walk env3) 300 '(1) (lambda () (eval '(define (car x) 'new-car) env3))))
+
 (test-end)
