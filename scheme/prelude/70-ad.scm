@@ -95,9 +95,12 @@
          (let loop ((i 0))
            (or (= i (vector-length d)) (and (%ad-zero? (vector-ref d i)) (loop (+ i 1))))))
         (else #t)))
-;; Whether x is, or holds in its pairs and vectors, a real number.
+;; Whether a derivative may flow through x: x is, or holds in its pairs and vectors, a real number
+;; or a procedure (a closure the differentiated code made may capture reals: stored in a box and
+;; called later, its derivative would be lost as a stored number's would).
 (define (%ad-has-real? x)
   (cond ((real? x) #t)
+        ((procedure? x) #t)
         ((pair? x) (or (%ad-has-real? (car x)) (%ad-has-real? (cdr x))))
         ((vector? x)
          (let loop ((i 0))

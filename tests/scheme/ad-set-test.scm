@@ -118,6 +118,18 @@
     (lambda (x) (set! n (* x x)) n)))
 (test-error-message "set! of a variable bound outside" "set! of the outside variable n"
                     ((grad outside) 2.0))
+;; a closure over the argument stored in an outside variable and called later: its derivative
+;; would be lost with the box (the gradient was 0.0), so it is refused like a number; in the
+;; closure's own slot (set-free), in a box (the binder reads it too), inside a list
+(define keeps-closure (let ((h #f)) (lambda (x) (set! h (lambda () x)) (* 2 (h)))))
+(test-error-message "a closure over x stored in an own slot" "set! of the outside variable h" ((grad keeps-closure) 3.0))
+(define keeps-closure-boxed (let ((h #f)) (if (eq? h 'never) (display h)) (lambda (x) (set! h (lambda () x)) (* 2 (h)))))
+(test-error-message "a closure over x stored in a box" "set! of the outside variable h" ((grad keeps-closure-boxed) 3.0))
+(define keeps-closure-list (let ((h #f)) (lambda (x) (set! h (list (lambda () x))) (* 2 ((car h))))))
+(test-error-message "a closure over x stored in a list" "set! of the outside variable h" ((grad keeps-closure-list) 3.0))
+;; a closure over nothing being differentiated may be stored
+(define keeps-constant (let ((h #f)) (lambda (x) (set! h (lambda () 2)) (* x (h)))))
+(test "a closure over constants stored: fine" 2 ((grad keeps-constant) 3))
 (test-error-message "nested derivative through set!" "nested derivatives are not supported through set!"
                     ((hessian (lambda (v) (let ((s (vector-ref v 0))) (set! s (* s s)) s))) #(1.0)))
 ;; a vector the function makes itself may be written (ad-vector-set-test); the argument may not
