@@ -467,6 +467,12 @@ void Reverse::letrec(LetNode* n) {
         make_cell(n->vars[i], a);
         continue;
       }
+      // A variable's value is an alias, as in visit_let: a fresh copy would have no backward
+      // step, and the cotangent reaching it would stop there (a zero gradient).
+      if (a.v) {
+        env_[n->vars[i]] = a.v;
+        continue;
+      }
       Var* v = fresh(n->vars[i]->name);
       bind(b, v, atom(a));
       activate(v, act(a));

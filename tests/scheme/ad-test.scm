@@ -184,4 +184,13 @@
   ((grad f) 2.0))
 (test "grad through an assigned procedure variable" 12.0 (assigned-proc))
 
+;; Internal defines and letrec* of values that are not procedures: each variable is its init's
+;; value, and the cotangent reaching it goes on to that value (it stopped there before: 0.0).
+(test "grad through an internal define of a value" 4.0 ((grad (lambda (x) (define a (* x x)) a)) 2.0))
+(test "grad through internal defines of values" 7.0
+      ((grad (lambda (x) (define a (* x x)) (define b (* 3 x)) (+ a b))) 2.0))
+(test "grad through a letrec* of values" 7.0 ((grad (lambda (x) (letrec* ((a (* x x)) (b (* 3 x))) (+ a b)))) 2.0))
+(test "grad through a letrec* of a value and a procedure" 12.0
+      ((grad (lambda (x) (letrec* ((a (* x x)) (f (lambda (y) (* a y)))) (f 3)))) 2.0))
+
 (test-end)
