@@ -454,7 +454,20 @@ void Reverse::letrec(LetNode* n) {
   if (!all_lambdas) {
     // letrec* of other values: evaluated in order; a lambda that refers to a later variable of
     // the group is refused (it would need the compiler's boxes).
+    // A letrec's inits-first form (expander.cpp, letrec_inits_first): the first init sets the
+    // later variables, whose own inits are references to themselves. Their cells are made
+    // before the first init runs (holding the unbound marker), and their own inits are nothing.
+    std::vector<bool> set_early(n->vars.size(), false);
+    for (size_t i = 1; i < n->vars.size(); i++) {
+      Node* init = n->inits[i];
+      if (n->vars[i]->assigned && init->kind == NodeKind::LocalRef &&
+          static_cast<LocalRefNode*>(init)->var == n->vars[i]) {
+        make_cell(n->vars[i], Atom{nullptr, kUnbound});
+        set_early[i] = true;
+      }
+    }
     for (size_t i = 0; i < n->vars.size(); i++) {
+      if (set_early[i]) continue;
       for (size_t j = i; j < n->vars.size(); j++) {
         bool later = false;
         for_each_node(n->inits[i], [&](Node* m) {

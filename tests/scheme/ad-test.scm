@@ -193,4 +193,11 @@
 (test "grad through a letrec* of a value and a procedure" 12.0
       ((grad (lambda (x) (letrec* ((a (* x x)) (f (lambda (y) (* a y)))) (f 3)))) 2.0))
 
+;; A letrec (not letrec*) with an init that may capture a continuation evaluates every init
+;; before it assigns (expander.cpp, letrec_inits_first: the first init sets the later variables):
+;; grad refused it ("set! of the local variable b is not supported") since 472beb7.
+(test "grad through a letrec of values" 7.0 ((grad (lambda (x) (letrec ((a (* x x)) (b (* 3 x))) (+ a b)))) 2.0))
+(define (letrec-product x) (letrec ((a (* x x)) (b (+ x 1))) (* a b)))
+(test "grad through a letrec of values, named" 33.0 ((grad letrec-product) 3.0))
+
 (test-end)
