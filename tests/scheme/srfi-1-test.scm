@@ -118,6 +118,7 @@
 (test "take! reuses" #t (let* ((x (list 1 2 3 4 5 6)) (y (take! x 3))) (and (eq? x y) (equal? y '(1 2 3)))))
 (test "take! 0" '() (take! (list 1 2) 0))
 (test-error "take! too short" (take! (list 1 2) 3))
+(test-error-message "take! too short names take!" "take!: list too short" (take! (list 1 2) 5))
 (test "drop-right! reuses" #t (let* ((x (list 1 2 3 4 5 6)) (y (drop-right! x 3))) (and (eq? x y) (equal? y '(1 2 3)))))
 (test "drop-right! all" '() (drop-right! (list 1 2) 2))
 (test "split-at! reuses" #t

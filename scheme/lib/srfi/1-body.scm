@@ -110,10 +110,11 @@
   (%check-index "take!" k)
   (if (= k 0)
       '()
-      (let ((end (drop l (- k 1))))
-        (if (pair? end)
-            (begin (set-cdr! end '()) l)
-            (take l k)))))
+      ;; the k-th pair is cut after; a list too short is reported as take!'s, with its k
+      (let loop ((end l) (i (- k 1)))
+        (cond ((not (pair? end)) (%srfi1-error "take!" "list too short" l k))
+              ((= i 0) (set-cdr! end '()) l)
+              (else (loop (cdr end) (- i 1)))))))
 
 (define (drop-right! l k)
   (%check-index "drop-right!" k)
