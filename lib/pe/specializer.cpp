@@ -136,9 +136,14 @@ PVal* Specializer::visit_if(IfNode* n, PEnv* env) { return pe_if(n, env); }
 PVal* Specializer::visit_lambda(LambdaNode* n, PEnv* env) { return pe_lambda(n, env); }
 
 PVal* Specializer::visit_call(CallNode* c, PEnv* env) {
-  PVal* fn = pe(c->fn, env);
+  // The compiler's order (vm/compiler.cpp, call): a global operator is read after the operands,
+  // any other before them. The residual reads an unbound operator where the original does, so
+  // an operand that raises first raises in both (fuzz_specialize: (undefined-op (cdr ""))).
+  bool operator_last = c->fn->kind == NodeKind::GlobalRef;
+  PVal* fn = operator_last ? nullptr : pe(c->fn, env);
   gc_vector<PVal*> args;
   for (Node* a : c->args) args.push_back(pe(a, env));
+  if (operator_last) fn = pe(c->fn, env);
   return call(fn, args);
 }
 

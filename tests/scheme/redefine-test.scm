@@ -69,6 +69,15 @@
 (ev '(define rem remainder))
 (ev '(define (rem-after x) (rem (begin (set! rem (lambda (a b) (vector 'my-rem a b))) x) 4)))
 (test "a global holding a built-in, set by an operand" '#(my-rem 7 4) (ev '(rem-after 7)))
+;; An unbound global operator too: an operand that raises raises first, in the original and in
+;; its residuals alike (fuzz_specialize found them raising different errors).
+(ev '(define (call-unbound x) (not-defined-yet (cdr x))))
+(test-error-message "an unbound operator is read after its operands" "cdr" (ev '(call-unbound "")))
+(test-error-message "and so in a residual" "cdr" (ev '((specialize call-unbound) "")))
+(test-error-message "and in a residual with the operand static" "cdr" (ev '((specialize call-unbound ""))))
+(test-error-message "an operand that does not raise: the unbound operator" "not-defined-yet" (ev '((specialize call-unbound) '(1 2))))
+(ev '(define (call-unbound-2 x) (not-defined-yet (begin (cdr x) 1))))
+(test-error-message "an operand whose raise is an effect, in a residual" "cdr" (ev '((specialize call-unbound-2) "")))
 
 ;; A redefinition while a procedure's machine code is running deep in its own recursion: the
 ;; code keeps running in the activations it has, and its self calls stop entering it (they test
