@@ -93,7 +93,13 @@ struct Step {
   // kGroup: the closures of a letrec group whose procedures are free variables of each other
   // (args: the procedures; lays: per procedure, per slot of its layout, the index in outer of an
   // outer variable, or -1-j for the group's procedure j).
-  enum Kind : uint8_t { kPrim, kCall, kBranch, kClosure, kWrite, kOwn, kGroup };
+  // kFlag: an if whose arms are quiet and whose backward code reads no value the arm computed
+  // (Reverse::branch_join): the forward code is the if itself, and the backward code tests the
+  // same test (args[0]) and runs the taken arm's code: no pullback closure, no pair. flag_arms
+  // holds, per outer variable k, the two arms' code for its cotangent at 2k and 2k+1, each
+  // (let ((d <placeholder>)) ...), copied and given the if's cotangent where written; or, when the arms' code is
+  // large, one pair of arms yielding the vector of outer's cotangents (flag_vector).
+  enum Kind : uint8_t { kPrim, kCall, kBranch, kClosure, kWrite, kOwn, kGroup, kFlag };
   Kind kind;
   Var* x = nullptr;   // the primal result
   Var* pb = nullptr;  // kCall, kBranch: the pullback
@@ -112,6 +118,8 @@ struct Step {
   // cell operations). A quiet arm's pullback, given the zero, returns zeros and does nothing.
   bool quiet_arms = false;  // both arms are quiet
   Var* effectful = nullptr;  // one arm is: #t when the arm taken is the effectful one
+  gc_vector<LetNode*> flag_arms;  // kFlag
+  bool flag_vector = false;
 };
 
 using Steps = std::vector<Step, scratch_allocator<Step>>;
@@ -343,6 +351,7 @@ class Reverse : private ExprFunctor<Atom(Node*)> {
   Atom cell_op(Primitive* p, const DerivativeRule* rule, gc_vector<Atom> args, Value name = kFalse);
   Atom branch(IfNode* n);
   Atom branch_join(IfNode* n, Block& b, const Atom& t, BranchArm* arms);
+  bool flag_branch(IfNode* n, Block& b, const Atom& t, BranchArm* arms, const gc_vector<Var*>& outer);
   void letrec(LetNode* n);
 
   // ---- backward ----
@@ -1562,6 +1571,56 @@ Atom Reverse::branch(IfNode* n) {
   return prim_call(prim("vector-ref"), gc_vector<Atom>{r, Atom{nullptr, make_fixnum(0)}});
 }
 
+// Both arms quiet: when neither arm's backward code reads a value the arm computed, the backward
+// sweep can run it after the fact, knowing the test (Step::kFlag): a loop step's if of two atoms
+// (the (if (exact? e) (if (zero? e) ...) ...) of %ad-over in a residual) made a (value .
+// pullback) pair and a closure per step. Small arms are written once per outer variable, so that
+// no vector of cotangents is made either. False (nothing pushed) when an arm's code reads its own
+// values.
+bool Reverse::flag_branch(IfNode* n, Block& b, const Atom& t, BranchArm* arms, const gc_vector<Var*>& outer) {
+  constexpr size_t kSmallArm = 48;  // nodes of an arm's backward code written once per variable
+  auto result_of = [&](BranchArm& a, Var* v) -> Node* {
+    auto it = a.adj.find(v);
+    return it == a.adj.end() ? zero() : ref(it->second);
+  };
+  auto arm_let = [&](BranchArm& a, Node* result) {
+    LetNode* let = gc_new<LetNode>(NodeKind::Let, SrcLoc{});
+    let->vars.push_back(a.d);
+    let->inits.push_back(zero());  // the if's cotangent, set by backward
+    let->body = a.bwd.get(result);
+    return let;
+  };
+  LetNode* whole[2];
+  bool small = outer.size() == 1;
+  for (int i = 0; i < 2; i++) {
+    BranchArm& a = arms[i];
+    CallNode* vec = gc_new<CallNode>(global("vector"), SrcLoc{});
+    for (Var* v : outer) vec->args.push_back(result_of(a, v));
+    whole[i] = arm_let(a, outer.size() == 1 ? result_of(a, outer[0]) : vec);
+    bool local = false;
+    for_each_node(whole[i], [&](Node* m) {
+      if (m->kind == NodeKind::LocalRef && a.blk.bound.count(static_cast<LocalRefNode*>(m)->var)) local = true;
+    });
+    if (local) return false;
+    small = small || node_size(whole[i], kSmallArm) < kSmallArm;
+  }
+  Step s{Step::kFlag};
+  s.flag_vector = !small;
+  if (outer.size() == 1 || !small) {
+    s.flag_arms = {whole[0], whole[1]};
+  } else {
+    for (Var* v : outer)
+      for (int i = 0; i < 2; i++) s.flag_arms.push_back(arm_let(arms[i], result_of(arms[i], v)));
+  }
+  Node* fwd[2];
+  for (int i = 0; i < 2; i++) fwd[i] = arms[i].blk.fwd.get(atom(arms[i].result));
+  s.x = activate(push(b, gc_new<IfNode>(atom(t), fwd[0], fwd[1], n->loc), "v"), true);
+  s.args.push_back(t);
+  s.outer = outer;
+  b.steps.push_back(s);
+  return true;
+}
+
 Atom Reverse::branch_join(IfNode* n, Block& b, const Atom& t, BranchArm* arms) {
   using Arm = BranchArm;
   gc_vector<Var*> outer;
@@ -1587,6 +1646,7 @@ Atom Reverse::branch_join(IfNode* n, Block& b, const Atom& t, BranchArm* arms) {
     for (int i = 0; i < 2; i++) arm_code[i] = arms[i].blk.fwd.get(atom(arms[i].result));
     return Atom{activate(push(b, gc_new<IfNode>(atom(t), arm_code[0], arm_code[1], n->loc), "v"), on)};
   }
+  if (!effects && flag_branch(n, b, t, arms, outer)) return Atom{b.steps.back().x};
   Node* arm_code[2];
   for (int i = 0; i < 2; i++) {
     Arm& a = arms[i];
@@ -1653,13 +1713,22 @@ Node* Reverse::instantiate(const char* text, const gc_vector<Atom>& args, Var* r
   }
   auto* copy = static_cast<LambdaNode*>(copy_with_fresh_vars(lam));
   LambdaClause* c = copy->clauses[0];
+  // Only the parameters the expression reads are bound: a binding nothing reads would still be a
+  // free variable of the pullback closure, which would capture it (`(* a b)`'s partial for b is a
+  // alone; particle's loop step captured 14 values where 6 are read).
+  std::unordered_set<Var*> read;
+  for_each_node(c->body, [&](Node* n) {
+    if (n->kind == NodeKind::LocalRef) read.insert(static_cast<LocalRefNode*>(n)->var);
+  });
   LetNode* let = gc_new<LetNode>(NodeKind::Let, SrcLoc{});
   Node* vals[4] = {args.size() > 0 ? atom(args[0]) : cst(kFalse), args.size() > 1 ? atom(args[1]) : cst(kFalse),
                    ref(r), ref(d)};
   for (int i = 0; i < 4; i++) {
+    if (!read.count(c->params[i])) continue;
     let->vars.push_back(c->params[i]);
     let->inits.push_back(vals[i]);
   }
+  if (let->vars.empty()) return c->body;
   let->body = c->body;
   return let;
 }
@@ -1827,6 +1896,25 @@ void Reverse::backward(Block& b, const Atom& result, Var* d, Adj& adj, gc_vector
           add(adj, order, out, s.outer[i],
               out.push(gcall(maybe ? "%ad-vector-ref" : "vector-ref", {ref(g), cst(make_fixnum(int64_t(i)))}),
                        intern("d")));
+        break;
+      }
+      case Step::kFlag: {
+        // a copy each time: the backward code of the steps before a tail if is written once per
+        // arm (pullback_clause), and each variable is bound once
+        auto arm = [&](size_t k) -> Node* {
+          auto* let = static_cast<LetNode*>(copy_with_fresh_vars(s.flag_arms[k]));
+          let->inits[0] = ref(dx);
+          return let;
+        };
+        if (s.flag_vector) {
+          Var* g = out.push(gc_new<IfNode>(atom(s.args[0]), arm(0), arm(1), SrcLoc{}), intern("g"));
+          for (size_t i = 0; i < s.outer.size(); i++)
+            add(adj, order, out, s.outer[i], out.push(gcall("vector-ref", {ref(g), cst(make_fixnum(int64_t(i)))}), intern("d")));
+          break;
+        }
+        for (size_t i = 0; i < s.outer.size(); i++)
+          add(adj, order, out, s.outer[i],
+              out.push(gc_new<IfNode>(atom(s.args[0]), arm(2 * i), arm(2 * i + 1), SrcLoc{}), intern("d")));
         break;
       }
       case Step::kWrite: {

@@ -153,4 +153,27 @@
 (test "sqrt's rule at an inexact 0: +inf.0" +inf.0 ((grad sqrt) 0.0))
 (test "sqrt's rule at an exact 0, zero cotangent" #t (nan? ((grad (lambda (x) (* 0 (sqrt x)))) 0)))
 
+;; an if whose arms are quiet and whose backward code reads nothing the arm computed (reverse.cpp,
+;; flag_branch): the backward code tests the same test again, so the transformed code makes no
+;; pullback closure, no (value . pullback) pair and no vector of cotangents for it; the residual's
+;; body (past the helpers' letrec*) has none either. Before, each arm was (cons value (lambda (d)
+;; (vector ...))).
+(define (body-of code)  ; (lambda args (letrec* (helpers) body)) -> body
+  (let ((b (caddr code))) (if (and (pair? b) (eq? (car b) 'letrec*)) (caddr b) b)))
+(define (fif x y) (* x (if (> y 0) x y) y (if (< x 0) (- x) (* 2 x))))
+(define s-fif (agree "non-tail if of atoms" (grad fif) '((2.0 3.0) (2.0 -3.0) (-1.5 0.5) (2 3) (-2 -3))))
+(test "non-tail if: exact gradient" (list 72 16) (s-fif 2 3))
+(test-assert "non-tail if: finite differences in x"
+             (close? (fd (lambda (x) (fif x -0.7)) 1.3) (car (s-fif 1.3 -0.7))))
+(test-assert "non-tail if: finite differences in y"
+             (close? (fd (lambda (y) (fif -1.1 y)) 0.4) (cadr (s-fif -1.1 0.4))))
+(test "non-tail if: no lambda, cons or vector in the residual's body" '(0 0 0)
+      (let ((b (body-of (residual s-fif)))) (list (lambdas b) (count-calls 'cons b) (count-calls 'vector b))))
+(test "non-tail if: second derivative" 6 ((derivative (derivative (lambda (x) (* x (if (> x 0) (* x x) x))))) 1))
+(test "non-tail if: second derivative, other arm" 2 ((derivative (derivative (lambda (x) (* x (if (> x 0) (* x x) x))))) -1))
+(test "non-tail if: hessian" (quote #(#(2 0) #(0 0)))
+      ((hessian (lambda (v) (let ((a (vector-ref v 0)) (b (vector-ref v 1))) (* a (if (> b 0) a b) (if (> a 0) 1 b))))) (vector 1 2)))
+(test "non-tail if: hessian, other arms" '#(#(0 -4) #(-4 -2))
+      ((hessian (lambda (v) (let ((a (vector-ref v 0)) (b (vector-ref v 1))) (* a (if (> b 0) a b) (if (> a 0) 1 b))))) (vector -1 -2)))
+
 (test-end)
