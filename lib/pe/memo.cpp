@@ -14,6 +14,69 @@
 
 namespace quasi::pe {
 
+// Pointer -> index for the key being built (which objects, views, dynamic variables and boxes
+// it holds already, for back references and repeated holes), cleared in O(1) by a generation
+// count. Keys of the KMP matcher's restarts have ~85 items: scanning the vectors for each was
+// quadratic (a third of the instructions of entering a helper).
+class PtrIndex {
+ public:
+  enum Kind : uintptr_t { kSeen = 0, kView = 1, kVar = 2, kInput = 3 };
+  void clear() {
+    if (++gen_ == 0) {  // wrapped: forget every slot explicitly
+      for (Slot& s : slots_) s.gen = 0;
+      gen_ = 1;
+    }
+    used_ = 0;
+  }
+  const uint32_t* find(const void* p, Kind k) const {
+    if (slots_.empty()) return nullptr;
+    uintptr_t key = reinterpret_cast<uintptr_t>(p) | k;
+    for (size_t i = slot_of(key);; i = (i + 1) & (slots_.size() - 1)) {
+      const Slot& s = slots_[i];
+      if (s.gen != gen_) return nullptr;
+      if (s.key == key) return &s.value;
+    }
+  }
+  // The first index put for `p` stays (the scans this replaces found the first).
+  void put(const void* p, Kind k, uint32_t value) {
+    if ((used_ + 1) * 2 > slots_.size()) grow();
+    uintptr_t key = reinterpret_cast<uintptr_t>(p) | k;
+    for (size_t i = slot_of(key);; i = (i + 1) & (slots_.size() - 1)) {
+      Slot& s = slots_[i];
+      if (s.gen != gen_) {
+        s = Slot{key, value, gen_};
+        used_++;
+        return;
+      }
+      if (s.key == key) return;
+    }
+  }
+
+ private:
+  struct Slot {
+    uintptr_t key = 0;  // the pointer (8-aligned) with its Kind in the low bits
+    uint32_t value = 0;
+    uint32_t gen = 0;   // the slot is used iff gen == gen_
+  };
+  // Fibonacci hashing: the top bits of the product (objects' addresses differ in their low bits).
+  size_t slot_of(uintptr_t key) const { return size_t((key * 0x9E3779B97F4A7C15ull) >> shift_); }
+  void grow() {
+    gc_vector<Slot> old;
+    old.swap(slots_);
+    slots_.assign(old.empty() ? 64 : old.size() * 2, Slot{});
+    shift_ = 64 - unsigned(__builtin_ctzll(slots_.size()));
+    uint32_t g = gen_;
+    gen_ = 1;
+    used_ = 0;
+    for (Slot& s : old)
+      if (s.gen == g) put(reinterpret_cast<const void*>(s.key & ~uintptr_t(3)), Kind(s.key & 3), s.value);
+  }
+  gc_vector<Slot> slots_;
+  unsigned shift_ = 58;
+  uint32_t gen_ = 1;
+  size_t used_ = 0;
+};
+
 struct Specializer::KeyBuild {
   gc_vector<KeyItem> items;
   gc_vector<uint32_t> slot_start;
@@ -23,23 +86,113 @@ struct Specializer::KeyBuild {
   gc_vector<uint32_t> seen_at;
   quasi::gc_vector<Var*> view_vars;   // dynamic pairs encoded as views so far, and where
   gc_vector<uint32_t> view_at;
+  PtrIndex index;              // the four above (inputs by variable or box), by pointer
   Value name = kFalse;         // the parameter name of the slot being encoded
   // Where each item's value sits: the partially static object holding it and which field (or
   // no object and the slot number), for generalizing just that part (a restart's `parts`).
   gc_vector<PVal*> owner;
-  std::vector<int32_t> field;
+  gc_vector<int32_t> field;
   PVal* cur_owner = nullptr;
   int32_t cur_field = 0;
   bool ok = true;
   bool probe = false;          // only to compare: boxes are not made to escape
+  // Only the key's hash and size, not its items (enters_helper: most probes find no helper with
+  // that hash, and need not build the key).
+  bool hash_only = false;
+  size_t count = 0;            // items pushed (items.size() unless hash_only)
   uint64_t hash = 0;
+
+  void add_input(PVal* v, Value input_name) {
+    if (v->kind == PKind::Dyn) index.put(v->var, PtrIndex::kVar, uint32_t(inputs.size()));
+    else if (v->kind == PKind::Box) index.put(v, PtrIndex::kInput, uint32_t(inputs.size()));
+    inputs.push_back(v);
+    input_names.push_back(input_name);
+  }
+  void see(PVal* v, uint32_t at) {
+    index.put(v, PtrIndex::kSeen, at);
+    seen.push_back(v);
+    seen_at.push_back(at);
+  }
+  void add_view(Var* x, uint32_t at) {
+    index.put(x, PtrIndex::kView, at);
+    view_vars.push_back(x);
+    view_at.push_back(at);
+  }
+  // After the vectors were cut back (an argument's key given up): the index from them again.
+  void reindex() {
+    index.clear();
+    for (size_t k = 0; k < seen.size(); k++) index.put(seen[k], PtrIndex::kSeen, seen_at[k]);
+    for (size_t k = 0; k < view_vars.size(); k++) index.put(view_vars[k], PtrIndex::kView, view_at[k]);
+    for (size_t k = 0; k < inputs.size(); k++) {
+      PVal* v = inputs[k];
+      if (v->kind == PKind::Dyn) index.put(v->var, PtrIndex::kVar, uint32_t(k));
+      else if (v->kind == PKind::Box) index.put(v, PtrIndex::kInput, uint32_t(k));
+    }
+  }
+  // Empty, keeping the vectors' capacity (the probe key is reused: Specializer::probe_key).
+  void reset() {
+    items.clear();
+    slot_start.clear();
+    inputs.clear();
+    input_names.clear();
+    seen.clear();
+    seen_at.clear();
+    view_vars.clear();
+    view_at.clear();
+    index.clear();
+    name = kFalse;
+    owner.clear();
+    field.clear();
+    cur_owner = nullptr;
+    cur_field = 0;
+    ok = true;
+    probe = true;
+    hash_only = false;
+    count = 0;
+    hash = 0;
+  }
 };
+
+class Specializer::ProbeKey {
+ public:
+  explicit ProbeKey(Specializer& sp) : sp_(sp) {
+    if (sp.probe_busy_) {  // a probe inside a probe (none today): its own key
+      kb_ = gc_new<KeyBuild>();
+    } else {
+      if (!sp.probe_kb_) sp.probe_kb_ = gc_new<KeyBuild>();
+      kb_ = sp.probe_kb_;
+      sp.probe_busy_ = mine_ = true;
+    }
+    kb_->reset();
+  }
+  ~ProbeKey() {
+    if (mine_) sp_.probe_busy_ = false;
+  }
+  ProbeKey(const ProbeKey&) = delete;
+  ProbeKey& operator=(const ProbeKey&) = delete;
+  KeyBuild& operator*() { return *kb_; }
+
+ private:
+  Specializer& sp_;
+  KeyBuild* kb_ = nullptr;
+  bool mine_ = false;
+};
+
+void Specializer::push_item(KeyBuild& kb, const KeyItem& it) {
+  kb.count++;
+  if (kb.hash_only) {
+    kb.hash = hash_item(kb.hash, it);
+    return;
+  }
+  kb.items.push_back(it);
+  kb.owner.push_back(kb.cur_owner);
+  kb.field.push_back(kb.cur_field);
+}
 
 void Specializer::encode(PVal* v, KeyBuild& kb) {
   if (stack_exhausted()) throw exhausted("stack depth");
-  // Every path below pushes exactly one item for `v` first (or gives the key up).
-  kb.owner.push_back(kb.cur_owner);
-  kb.field.push_back(kb.cur_field);
+  // Every path below pushes exactly one item for `v` first (or gives the key up), with `v`'s
+  // owner and field (push_item).
   struct Child {  // encodes the fields of `v` with `v` as their owner
     KeyBuild& kb;
     PVal* saved_owner;
@@ -53,7 +206,7 @@ void Specializer::encode(PVal* v, KeyBuild& kb) {
   switch (v->kind) {
     case PKind::Static: {
       bool fz = frozen(v->value);
-      kb.items.push_back(KeyItem{fz ? KeyItem::kFrozen : KeyItem::kRef, v->value});
+      push_item(kb, KeyItem{fz ? KeyItem::kFrozen : KeyItem::kRef, v->value});
       return;
     }
     case PKind::Dyn:
@@ -62,27 +215,24 @@ void Specializer::encode(PVal* v, KeyBuild& kb) {
         // static value; a pair whose car or cdr was read is a view with those fields.
         if (Fact* f = fact_of(v->var)) {
           if (f->has_value) {
-            kb.items.push_back(KeyItem{frozen(f->value) ? KeyItem::kFrozen : KeyItem::kRef, f->value});
+            push_item(kb, KeyItem{frozen(f->value) ? KeyItem::kFrozen : KeyItem::kRef, f->value});
             return;
           }
           if (f->epoch == epoch_ && (f->field[0] || f->field[1])) {
             PVal* fields[2] = {f->field[0], f->field[1]};
-            for (size_t k = 0; k < kb.view_vars.size(); k++)
-              if (kb.view_vars[k] == v->var) {
-                KeyItem back{KeyItem::kBackRef};
-                back.n = int64_t(kb.view_at[k]);
-                kb.items.push_back(back);
-                return;
-              }
-            if (kb.items.size() > size_t(kMaxKeyItems) * 4) {
+            if (const uint32_t* at = kb.index.find(v->var, PtrIndex::kView)) {
+              KeyItem back{KeyItem::kBackRef};
+              back.n = int64_t(*at);
+              push_item(kb, back);
+              return;
+            }
+            if (kb.count > size_t(kMaxKeyItems) * 4) {
               kb.ok = false;
               return;
             }
-            kb.view_vars.push_back(v->var);
-            kb.view_at.push_back(uint32_t(kb.items.size()));
-            kb.items.push_back(KeyItem{KeyItem::kView});
-            kb.inputs.push_back(v);
-            kb.input_names.push_back(kb.name);
+            kb.add_view(v->var, uint32_t(kb.count));
+            push_item(kb, KeyItem{KeyItem::kView});
+            kb.add_input(v, kb.name);
             Child ch(kb, v);
             for (int w = 0; w < 2; w++) {
               kb.cur_field = w;
@@ -90,68 +240,58 @@ void Specializer::encode(PVal* v, KeyBuild& kb) {
                 encode(fields[w], kb);
                 if (!kb.ok) return;
               } else {
-                kb.owner.push_back(kb.cur_owner);
-                kb.field.push_back(w);
-                kb.items.push_back(KeyItem{KeyItem::kUnknown});
+                push_item(kb, KeyItem{KeyItem::kUnknown});
               }
             }
             return;
           }
         }
       }
-      for (size_t k = 0; k < kb.inputs.size(); k++)
-        if (kb.inputs[k]->kind == PKind::Dyn && kb.inputs[k]->var == v->var) {
-          KeyItem same{KeyItem::kSameHole};
-          same.n = int64_t(k);
-          kb.items.push_back(same);
-          return;
-        }
-      kb.items.push_back(KeyItem{KeyItem::kHole, v->opaque ? kFalse : exclusions_of(v->var)});
-      kb.inputs.push_back(v);
-      kb.input_names.push_back(kb.name);
+      if (const uint32_t* k = kb.index.find(v->var, PtrIndex::kVar)) {
+        KeyItem same{KeyItem::kSameHole};
+        same.n = int64_t(*k);
+        push_item(kb, same);
+        return;
+      }
+      push_item(kb, KeyItem{KeyItem::kHole, v->opaque ? kFalse : exclusions_of(v->var)});
+      kb.add_input(v, kb.name);
       return;
     case PKind::Box:
       // A closure over a set! variable: the helper receives the box's cell (the box escapes:
       // the helper may change it, and it is one object shared with the caller).
-      for (size_t k = 0; k < kb.inputs.size(); k++)
-        if (kb.inputs[k] == v) {
-          KeyItem same{KeyItem::kSameHole};
-          same.n = int64_t(k);
-          kb.items.push_back(same);
-          return;
-        }
+      if (const uint32_t* k = kb.index.find(v, PtrIndex::kInput)) {
+        KeyItem same{KeyItem::kSameHole};
+        same.n = int64_t(*k);
+        push_item(kb, same);
+        return;
+      }
       if (!kb.probe) escape_box(v);
-      kb.items.push_back(KeyItem{KeyItem::kHole});
-      kb.inputs.push_back(v);
-      kb.input_names.push_back(kb.name);
+      push_item(kb, KeyItem{KeyItem::kHole});
+      kb.add_input(v, kb.name);
       return;
     default:
       break;
   }
   if ((v->kind == PKind::Pair || v->kind == PKind::Vector) && v->escaped) {
-    kb.items.push_back(KeyItem{KeyItem::kHole});
-    kb.inputs.push_back(make_dyn(materialize(v)));
-    kb.input_names.push_back(kb.name);
+    push_item(kb, KeyItem{KeyItem::kHole});
+    kb.add_input(make_dyn(materialize(v)), kb.name);
     return;
   }
-  for (size_t i = 0; i < kb.seen.size(); i++)
-    if (kb.seen[i] == v) {
-      KeyItem back{KeyItem::kBackRef};
-      back.n = kb.seen_at[i] == UINT32_MAX ? -1 : int64_t(kb.seen_at[i]);
-      kb.items.push_back(back);
-      return;
-    }
-  kb.seen.push_back(v);
-  kb.seen_at.push_back(uint32_t(kb.items.size()));
-  if (kb.items.size() > size_t(kMaxKeyItems) * 4) {
+  if (const uint32_t* at = kb.index.find(v, PtrIndex::kSeen)) {
+    KeyItem back{KeyItem::kBackRef};
+    back.n = *at == UINT32_MAX ? -1 : int64_t(*at);
+    push_item(kb, back);
+    return;
+  }
+  kb.see(v, uint32_t(kb.count));
+  if (kb.count > size_t(kMaxKeyItems) * 4) {
     kb.ok = false;
     return;
   }
   switch (v->kind) {
     case PKind::Pair:
-      kb.items.push_back(KeyItem{KeyItem::kPair});
-      kb.inputs.push_back(v);
-      kb.input_names.push_back(sym("p"));
+      push_item(kb, KeyItem{KeyItem::kPair});
+      kb.add_input(v, sym("p"));
       {
         Child ch(kb, v);
         kb.cur_field = 0;
@@ -163,9 +303,8 @@ void Specializer::encode(PVal* v, KeyBuild& kb) {
     case PKind::Vector: {
       KeyItem it{KeyItem::kVector};
       it.n = int64_t(v->items->size());
-      kb.items.push_back(it);
-      kb.inputs.push_back(v);
-      kb.input_names.push_back(sym("v"));
+      push_item(kb, it);
+      kb.add_input(v, sym("v"));
       Child ch(kb, v);
       for (size_t k = 0; k < v->items->size(); k++) {
         kb.cur_field = int32_t(k);
@@ -177,11 +316,10 @@ void Specializer::encode(PVal* v, KeyBuild& kb) {
       KeyItem it{KeyItem::kClosure};
       it.lam = v->lam;
       it.n = v->escaped ? 1 : 0;  // residual code may hold it already: eq? is not decided
-      kb.items.push_back(it);
+      push_item(kb, it);
       // Passed as itself only if it escapes inside the helper (Entry::closures_escaped): then
       // the procedure that escapes is this one (eq? agrees with the original).
-      kb.inputs.push_back(v);
-      kb.input_names.push_back(is_symbol(v->lam->name) ? v->lam->name : sym("f"));
+      kb.add_input(v, is_symbol(v->lam->name) ? v->lam->name : sym("f"));
       Child ch(kb, v);
       kb.cur_field = -1;  // a closure's free variables are not generalized one by one
       for (Var* x : lambda_free_vars(st_, v->lam)) {
@@ -253,7 +391,7 @@ bool hole_covers(const KeyItem& g, const KeyItem& x) {
 }  // namespace
 
 uint64_t Specializer::frozen_hash(Value v) {
-  if (!v.is_ptr()) return equal_hash(v);
+  if (!v.is_ptr() || is_symbol(v)) return equal_hash(v);  // cheaper than the cache
   // Frozen data does not change, and keys hold the same pieces of program text again and again
   // (pe-flow's interpreter: hashing them was a tenth of specializing).
   auto it = hash_cache_.find(v.bits);
@@ -263,24 +401,31 @@ uint64_t Specializer::frozen_hash(Value v) {
   return h;
 }
 
-uint64_t Specializer::hash_key(const gc_vector<KeyItem>& items, LambdaNode* lam, size_t clause, Value runtime) {
-  uint64_t h = mix(reinterpret_cast<uintptr_t>(lam), clause);
-  h = mix(h, runtime.bits);
-  for (const KeyItem& it : items) {
-    h = mix(h, it.tag);
-    switch (it.tag) {
-      case KeyItem::kFrozen: h = mix(h, frozen_hash(it.value)); break;
-      case KeyItem::kRef: h = mix(h, eqv_hash(it.value)); break;
-      case KeyItem::kClosure: h = mix(mix(h, reinterpret_cast<uintptr_t>(it.lam)), uint64_t(it.n)); break;
-      case KeyItem::kVector:
-      case KeyItem::kSameHole:
-      case KeyItem::kBackRef: h = mix(h, uint64_t(it.n)); break;
-      case KeyItem::kHole:
-        for (Value l = it.value; is_pair(l); l = cdr(l)) h = mix(h, car(l).bits);
-        break;
-      default: break;
-    }
+uint64_t Specializer::hash_item(uint64_t h, const KeyItem& it) {
+  h = mix(h, it.tag);
+  switch (it.tag) {
+    case KeyItem::kFrozen: return mix(h, frozen_hash(it.value));
+    case KeyItem::kRef: return mix(h, eqv_hash(it.value));
+    case KeyItem::kClosure: return mix(mix(h, reinterpret_cast<uintptr_t>(it.lam)), uint64_t(it.n));
+    case KeyItem::kVector:
+    case KeyItem::kSameHole:
+    case KeyItem::kBackRef: return mix(h, uint64_t(it.n));
+    case KeyItem::kHole:
+      for (Value l = it.value; is_pair(l); l = cdr(l)) h = mix(h, car(l).bits);
+      return h;
+    default: return h;
   }
+}
+
+namespace {
+uint64_t key_seed(LambdaNode* lam, size_t clause, Value runtime) {
+  return mix(mix(reinterpret_cast<uintptr_t>(lam), clause), runtime.bits);
+}
+}  // namespace
+
+uint64_t Specializer::hash_key(const gc_vector<KeyItem>& items, LambdaNode* lam, size_t clause, Value runtime) {
+  uint64_t h = key_seed(lam, clause, runtime);
+  for (const KeyItem& it : items) h = hash_item(h, it);
   return h;
 }
 
@@ -318,19 +463,18 @@ static bool slice_equal(const gc_vector<KeyItem>& a, size_t a0, size_t a1, const
 bool Specializer::build_key(const Callee& c, size_t clause, gc_vector<PVal*>& slots, KeyBuild& kb, bool probe) {
   LambdaClause* cl = c.lam->clauses[clause];
   size_t nfree = slots.size() - cl->params.size() - (cl->rest ? 1 : 0);
+  kb.hash = key_seed(c.lam, clause, c.runtime);
   if (c.closure) {  // references to the callee inside its own environment
-    kb.seen.push_back(c.closure);
-    kb.seen_at.push_back(UINT32_MAX);
+    kb.see(c.closure, UINT32_MAX);
     // The callee itself, passed only if it escapes inside the helper (as a closure argument);
     // whether residual code may hold it already is the key's first item.
-    kb.inputs.push_back(c.closure);
-    kb.input_names.push_back(is_symbol(c.lam->name) ? c.lam->name : sym("f"));
-    kb.items.push_back(KeyItem{KeyItem::kFrozen, make_bool(c.closure->escaped)});
-    kb.owner.push_back(nullptr);
-    kb.field.push_back(-1);
+    kb.add_input(c.closure, is_symbol(c.lam->name) ? c.lam->name : sym("f"));
+    kb.cur_owner = nullptr;
+    kb.cur_field = -1;
+    push_item(kb, KeyItem{KeyItem::kFrozen, make_bool(c.closure->escaped)});
   }
   for (size_t s = 0; s < slots.size(); s++) {
-    size_t start = kb.items.size();
+    size_t start = kb.count;
     size_t inputs_at = kb.inputs.size();
     kb.slot_start.push_back(uint32_t(start));
     if (s < nfree) kb.name = lambda_free_vars(st_, c.lam)[s]->name;
@@ -341,8 +485,9 @@ bool Specializer::build_key(const Callee& c, size_t clause, gc_vector<PVal*>& sl
     encode(slots[s], kb);
     if (!kb.ok) return false;
     // An argument with too large a skeleton is passed as a dynamic value instead.
-    if (kb.items.size() - start > size_t(kMaxKeyItems)) {
+    if (kb.count - start > size_t(kMaxKeyItems)) {
       if (probe) return false;  // a probe emits no code and notes nothing
+      kb.count = start;
       kb.items.resize(start);
       kb.owner.resize(start);
       kb.field.resize(start);
@@ -356,6 +501,7 @@ bool Specializer::build_key(const Callee& c, size_t clause, gc_vector<PVal*>& sl
         kb.view_vars.pop_back();
         kb.view_at.pop_back();
       }
+      kb.reindex();
       slots[s] = generalize(slots[s]);
       encode(slots[s], kb);
       std::vector<bool> which(slots.size(), false);
@@ -365,7 +511,7 @@ bool Specializer::build_key(const Callee& c, size_t clause, gc_vector<PVal*>& sl
                std::to_string(kMaxKeyItems) + " key items");
     }
   }
-  kb.hash = hash_key(kb.items, c.lam, clause, c.runtime);
+  if (!kb.hash_only) kb.hash = hash_key(kb.items, c.lam, clause, c.runtime);
   return true;
 }
 
@@ -807,8 +953,8 @@ uint64_t Specializer::repeats_outer_unfolding(const Callee& c, size_t clause, gc
   if (pending_.empty()) return 0;
   auto it = unfoldings_.find(c.lam);
   if (it == unfoldings_.end() || it->second.empty() || it->second.front().world >= pending_.size()) return 0;
-  KeyBuild mine;
-  mine.probe = true;
+  ProbeKey probe(*this);
+  KeyBuild& mine = *probe;
   bool built = false;
   // The nearest outer unfoldings first (an interpreted loop's is the enclosing world's), at
   // most kOuterUnfoldingProbes of them: a deep chain of helpers each inside a static recursion
@@ -897,8 +1043,12 @@ bool Specializer::enters_helper(const Callee& c, size_t clause, gc_vector<PVal*>
   if (!any) return false;
   gc_vector<PVal*> slots;
   if (!call_slots(c, args, slots)) return false;
-  KeyBuild kb;
-  kb.probe = true;
+  ProbeKey probe(*this);
+  KeyBuild& kb = *probe;
+  // The hash first: most probes find no helper with it, and need no key.
+  kb.hash_only = true;
+  if (!build_key(c, clause, slots, kb, true) || !memo_.count(kb.hash)) return false;
+  kb.reset();
   if (!build_key(c, clause, slots, kb, true)) return false;
   Entry* e = lookup(kb, c.lam, clause, c.runtime);
   // A pending helper with this key: unfolding would peel one iteration of it, whose paths end
@@ -929,8 +1079,8 @@ Entry* Specializer::loop_helper(const Callee& c, size_t clause, gc_vector<PVal*>
     }
   }
   for (PVal* a : args) slots.push_back(a);
-  KeyBuild kb;
-  kb.probe = true;
+  ProbeKey probe(*this);
+  KeyBuild& kb = *probe;
   if (!build_key(c, clause, slots, kb, true)) return nullptr;
   bool has_view = false;
   for (const KeyItem& it : kb.items) has_view = has_view || it.tag == KeyItem::kView;
