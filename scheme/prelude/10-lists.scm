@@ -11,7 +11,7 @@
 ;;;   partition (2 values), delete, delete-duplicates, find, find-tail, any, every, count, last,
 ;;;   list-index, take, drop, take-while, drop-while, list-tabulate
 ;;;
-;;; Internal helpers (prefix %): %check-end %cars %cdrs; uses %bad-list and %bad-proc (08-member.scm)
+;;; Internal helpers (prefix %): %check-end %cars %cdrs %map1 %map2; uses %bad-list and %bad-proc (08-member.scm)
 ;;;
 ;;; Results are accumulated in reverse and then copied with `reverse`, never built with
 ;;; set-cdr!, so a continuation captured inside a mapped procedure and re-entered later does
@@ -41,22 +41,47 @@
 
 ;; ---- map / for-each --------------------------------------------------------------------------
 
+;; map builds its result the way it reads it: by recursion, for the first 1000 elements (no
+;; reverse pass, no second list), then by accumulating in reverse (the frames of a deeper
+;; recursion would cost more than the copy). Either way no pair of a returned list is ever
+;; mutated. f is applied to the elements in order. The bound is a literal so that the partial
+;; evaluator folds the test.
+
+(define (%map1 f p l depth)
+  (cond ((pair? p)
+         (if (< depth 1000)
+             (let ((v (f (car p))))
+               (cons v (%map1 f (cdr p) l (+ depth 1))))
+             (let loop ((p p) (acc '()))
+               (cond ((pair? p) (loop (cdr p) (cons (f (car p)) acc)))
+                     ((null? p) (reverse acc))
+                     (else (%bad-list "map" l))))))
+        ((null? p) '())
+        (else (%bad-list "map" l))))
+
+(define (%map2 f p1 p2 l1 l2 depth)
+  (if (and (pair? p1) (pair? p2))
+      (if (< depth 1000)
+          (let ((v (f (car p1) (car p2))))
+            (cons v (%map2 f (cdr p1) (cdr p2) l1 l2 (+ depth 1))))
+          (let loop ((p1 p1) (p2 p2) (acc '()))
+            (if (and (pair? p1) (pair? p2))
+                (loop (cdr p1) (cdr p2) (cons (f (car p1) (car p2)) acc))
+                (begin (%check-end "map" p1)
+                       (%check-end "map" p2)
+                       (reverse acc)))))
+      (begin (%check-end "map" p1)
+             (%check-end "map" p2)
+             '())))
+
 (define map
   (case-lambda
     ((f l)
      (if (not (procedure? f)) (%bad-proc "map" f))
-     (let loop ((p l) (acc '()))
-       (cond ((pair? p) (loop (cdr p) (cons (f (car p)) acc)))
-             ((null? p) (reverse acc))
-             (else (%bad-list "map" l)))))
+     (%map1 f l l 0))
     ((f l1 l2)
      (if (not (procedure? f)) (%bad-proc "map" f))
-     (let loop ((p1 l1) (p2 l2) (acc '()))
-       (if (and (pair? p1) (pair? p2))
-           (loop (cdr p1) (cdr p2) (cons (f (car p1) (car p2)) acc))
-           (begin (%check-end "map" p1)
-                  (%check-end "map" p2)
-                  (reverse acc)))))
+     (%map2 f l1 l2 l1 l2 0))
     ((f l1 . more)
      (if (not (procedure? f)) (%bad-proc "map" f))
      (let loop ((ls (cons l1 more)) (acc '()))
