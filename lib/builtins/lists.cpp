@@ -398,7 +398,8 @@ const PrimDef kListPrims[] = {
     {"list?", p_listp, 1, 1, kPureFold, kFacts.structural(Structure::kListP)},
     {"make-list", p_make_list, 1, 2, kAllocRaise},
     {"list", p_list, 0, -1, kAlloc,
-     kFacts.structural(Structure::kList).maker(Sequence::kList, MakerLength::kArgCount, MakerFill::kAny).differentiable(&kDList)},
+     kFacts.structural(Structure::kList).maker(Sequence::kList, MakerLength::kArgCount, MakerFill::kAny).differentiable(&kDList)
+         .jit_as(JitRecipe::kList)},
     {"cons*", p_cons_star, 1, -1, kAlloc,
      kFacts.structural(Structure::kConsStar)},
     {"list*", p_cons_star, 1, -1, kAlloc,

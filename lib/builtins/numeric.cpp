@@ -354,9 +354,11 @@ const PrimDef kNumericPrims[] = {
     {"*", p_mul, 0, -1, kPureFoldRaise,
      kFacts.inline_as(InlineOp::kMul).differentiable(&kDMul).numeric(NumResult::kContagion, true).numbers(OnNumbers::kTotal)},
     {"-", p_sub, 1, -1, kPureFoldRaise,
-     kFacts.inline_as(InlineOp::kSub).differentiable(&kDSub).numeric(NumResult::kContagion, true).numbers(OnNumbers::kTotal)},
+     kFacts.inline_as(InlineOp::kSub).differentiable(&kDSub).numeric(NumResult::kContagion, true).numbers(OnNumbers::kTotal)
+         .jit_as(JitRecipe::kNegate)},
     {"/", p_div, 1, -1, kPureFoldRaise,
-     kFacts.differentiable(&kDDiv).numeric(NumResult::kNumber, false).numbers(OnNumbers::kRequires)},
+     kFacts.differentiable(&kDDiv).numeric(NumResult::kNumber, false).numbers(OnNumbers::kRequires)
+         .jit_as(JitRecipe::kDivide)},
     {"abs", p_abs, 1, 1, kPureFoldRaise,
      kFacts.differentiable(&kDAbs).numeric(NumResult::kContagion, true).numbers(OnNumbers::kRequires)},
     {"square", p_square, 1, 1, kPureFoldRaise,

@@ -81,7 +81,12 @@ enum class JitRecipe : uint8_t {
   kModulo,       //   ... the remainder with the divisor's sign
   kMemq,         // memq over the first kInlineSearch pairs of a list (longer or improper: the call)
   kMemv,         // memv the same way, for an item that is not a heap number (whose eqv? is eq?)
+  kDivide,       // (/ x y): two flonums, or a flonum and a fixnum, in SSE; two fixnums that divide
+                 // exactly (divisor not 0 or -1); anything else (a ratio, 0, a bignum): the call
+  kNegate,       // (- x): a fixnum but the least, or a flonum's sign flipped
+  kList,         // (list x ...) of at most kMaxInlineList operands: that many pairs popped inline
 };
+constexpr int kMaxInlineList = 8;
 enum class Compare : uint8_t { kEq, kLt, kGt, kLe, kGe };
 // Shape folds (passes/fold_constants.cpp): (measure (maker arg ...)) is the length the maker was
 // asked for, when a measure's `measures` is a maker's `makes`.

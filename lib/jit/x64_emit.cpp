@@ -1923,27 +1923,35 @@ class Emitter {
   // arguments; else 0. Only primitives installed from a table row have facts (primitives made at
   // run time, such as record accessors and C++ lambdas, have none).
   Value known_primitive(const Step& s) {
-    if (s.b != 1 && s.b != 2) return Value{0};
+    if (s.b < 1 || s.b > kMaxInlineList) return Value{0};
     Value v = loaded_value(s);
     if (v.bits == 0 || !is_primitive(v)) return Value{0};
     const Primitive* pr = v.as<Primitive>();
     if (!(pr->flags & kPure) || pr->facts.jit == JitRecipe::kNone) return Value{0};
-    return recipe_argc(pr->facts.jit) != s.b ? Value{0} : v;
+    return recipe_takes(pr->facts.jit, s.b) ? v : Value{0};
   }
 
-  static int recipe_argc(JitRecipe r) {
+  // Whether the recipe does a call with argc arguments (other counts: the call).
+  static bool recipe_takes(JitRecipe r, int argc) {
     switch (r) {
       case JitRecipe::kCharCompare: case JitRecipe::kEqv: case JitRecipe::kMemq: case JitRecipe::kMemv:
-      case JitRecipe::kQuotient: case JitRecipe::kRemainder: case JitRecipe::kModulo:
-        return 2;
+      case JitRecipe::kQuotient: case JitRecipe::kRemainder: case JitRecipe::kModulo: case JitRecipe::kDivide:
+        return argc == 2;
+      case JitRecipe::kList:
+        return argc >= 1 && argc <= kMaxInlineList;
       default:
-        return 1;
+        return argc == 1;
     }
   }
   // A recipe whose result is a value, not a truth: never fused with the branch testing it.
   static bool recipe_gives_value(JitRecipe r) {
-    return r == JitRecipe::kCxr || r == JitRecipe::kQuotient || r == JitRecipe::kRemainder ||
-           r == JitRecipe::kModulo;
+    switch (r) {
+      case JitRecipe::kCxr: case JitRecipe::kQuotient: case JitRecipe::kRemainder: case JitRecipe::kModulo:
+      case JitRecipe::kDivide: case JitRecipe::kNegate: case JitRecipe::kList:
+        return true;
+      default:
+        return false;
+    }
   }
   // On the characters' bits (code point << 3 | 2), unsigned.
   static CondCode char_condition(Compare c) {
@@ -2003,7 +2011,7 @@ class Emitter {
     load_constant(rcx, prim);
     a_.cmp(rax, rcx);
     a_.jne(general);
-    ld(rax, s.a + 1);
+    if (r.jit != JitRecipe::kList) ld(rax, s.a + 1);
     // A predicate tested by the next step (jump-if-false on R[a], dead after it) branches there
     // itself: no boolean is made, stored and compared.
     Label yes, no, store = a_.newLabel();
@@ -2088,19 +2096,7 @@ class Emitter {
         // Two fixnums and a divisor other than 0 (the call raises the error) and -1 (the
         // quotient of the least fixnum is not one); idiv truncates, modulo then moves a nonzero
         // remainder whose sign differs from the divisor's by the divisor. Anything else: the call.
-        ld(rcx, s.a + 2);
-        a_.mov(edx, eax);
-        a_.and_(edx, ecx);
-        a_.test(dl, 1);
-        a_.jz(general);
-        a_.mov(rsi, rcx);
-        a_.sar(rsi, 1);
-        a_.lea(rdx, ptr(rsi, 1));
-        a_.cmp(rdx, 1);
-        a_.jbe(general);  // divisor + 1 in {0, 1}
-        a_.sar(rax, 1);
-        a_.cqo();
-        a_.idiv(rdx, rax, rsi);
+        fixnum_divide(s, general, general);
         if (r.jit == JitRecipe::kQuotient) {
           a_.lea(rax, ptr(rax, rax, 0, 1));
         } else {
@@ -2153,6 +2149,24 @@ class Emitter {
         }
         break;
       }
+      case JitRecipe::kDivide:
+        divide(s, general, store);
+        break;
+      case JitRecipe::kNegate:
+        negate(general, store);
+        break;
+      case JitRecipe::kList:
+        // Built from its last pair; a list found empty on the way leaves the pairs popped so far
+        // to the collector (they are garbage) and makes the call.
+        a_.mov(edx, int32_t(kNil.bits));
+        for (int j = s.b; j >= 1; j--) {
+          pop_free_list(kPairList, make_header(Type::Pair), general);
+          a_.mov(qword_ptr(rax, kPairCar), use(s.a + j, rcx));
+          a_.mov(qword_ptr(rax, kPairCdr), rdx);
+          if (j > 1) a_.mov(rdx, rax);
+        }
+        a_.jmp(store);
+        break;
       case JitRecipe::kNone:
         break;
     }
@@ -2175,6 +2189,82 @@ class Emitter {
     }
     a_.bind(general);
     if (cell.bits) deferred_global_ref(lp_.steps[deferred->second]);
+  }
+
+  // x in rax, y = R[a+2] in rcx: when both are fixnums and y is not 0 or -1 (0 raises; the
+  // least fixnum's quotient by -1 is no fixnum: `odd_divisor`), rax = the truncated quotient
+  // and rdx = the remainder, untagged, rsi = y untagged; not both fixnums: `not_fixnums`.
+  void fixnum_divide(const Step& s, const Label& not_fixnums, const Label& odd_divisor) {
+    ld(rcx, s.a + 2);
+    a_.mov(edx, eax);
+    a_.and_(edx, ecx);
+    a_.test(dl, 1);
+    a_.jz(not_fixnums);
+    a_.mov(rsi, rcx);
+    a_.sar(rsi, 1);
+    a_.lea(rdx, ptr(rsi, 1));
+    a_.cmp(rdx, 1);
+    a_.jbe(odd_divisor);  // divisor + 1 in {0, 1}
+    a_.sar(rax, 1);
+    a_.cqo();
+    a_.idiv(rdx, rax, rsi);
+  }
+
+  // d = the fixnum or flonum in v as a double (to_double in core/numbers.cpp); anything else
+  // jumps to `otherwise`. Clobbers v.
+  void real_to_double(const Gp& v, const x86::Xmm& d, const Label& otherwise) {
+    Label flonum = a_.newLabel(), done = a_.newLabel();
+    a_.test(v.r8(), 1);
+    a_.jz(flonum);
+    a_.sar(v, 1);
+    a_.cvtsi2sd(d, v);
+    a_.jmp(done);
+    a_.bind(flonum);
+    check_type(v, Type::Flonum, otherwise);
+    a_.movsd(d, qword_ptr(v, kFlonumValue));
+    a_.bind(done);
+  }
+
+  // (/ x y), x in rax: core/numbers.cpp's divide where it needs no ratio and raises nothing.
+  // A flonum and a flonum or fixnum divide as doubles (the fixnum converted as static_cast
+  // does, rounding to nearest; an exact 0 divisor of a flonum gives an infinity or NaN there
+  // too); two fixnums give their quotient when the remainder is 0, the divisor not 0 (raises)
+  // nor -1 (the least fixnum's quotient is no fixnum). Anything else: `general`, the call.
+  void divide(const Step& s, const Label& general, const Label& store) {
+    Label inexact = a_.newLabel();
+    fixnum_divide(s, inexact, general);
+    a_.test(rdx, rdx);
+    a_.jnz(general);  // a ratio
+    a_.lea(rax, ptr(rax, rax, 0, 1));
+    a_.jmp(store);
+    a_.bind(inexact);  // not both fixnums: each is a fixnum or a flonum, else the call
+    real_to_double(rax, xmm0, general);
+    real_to_double(rcx, xmm1, general);
+    a_.divsd(xmm0, xmm1);
+    pop_free_list(kFlonumList, make_header(Type::Flonum), general);
+    a_.movsd(qword_ptr(rax, kFlonumValue), xmm0);
+    a_.jmp(store);
+  }
+
+  // (- x), x in rax: num_negate of a fixnum (2 - x on the tagged bits; the least fixnum
+  // overflows and takes the call, which makes a bignum) or of a flonum (its sign bit flipped,
+  // as C++'s unary minus does: -0.0 for 0.0, NaN's sign too). Anything else: the call.
+  void negate(const Label& general, const Label& store) {
+    Label flonum = a_.newLabel();
+    a_.test(al, 1);
+    a_.jz(flonum);
+    a_.mov(ecx, 2);
+    a_.sub(rcx, rax);
+    a_.jo(general);
+    a_.mov(rax, rcx);
+    a_.jmp(store);
+    a_.bind(flonum);
+    check_type(rax, Type::Flonum, general);
+    a_.mov(rdx, qword_ptr(rax, kFlonumValue));
+    a_.btc(rdx, 63);
+    pop_free_list(kFlonumList, make_header(Type::Flonum), general);
+    a_.mov(qword_ptr(rax, kFlonumValue), rdx);
+    a_.jmp(store);
   }
 
   // The kGlobalRef g that defer_global_ref left to the call's fallback, as step() does it (its
