@@ -358,6 +358,29 @@ class Reverse : private ExprFunctor<Atom(Node*)> {
   Node* instantiate(const char* text, const gc_vector<Atom>& args, Var* r, Var* d);
   const char* over_rule(const char* text);
   void add(Adj& adj, gc_vector<Var*>& order, LetList& out, Var* v, Var* c);
+  // Cotangents built as pairs by the backward code (a c[ad]+r's: (cons zero d)), by the variable
+  // holding one: add() of two of them is the pair of the sums, built here, instead of %ad-add
+  // walking two lists at run time ((car g) and (cadr g) of a list g gave three pairs and a call of
+  // %ad-add, which made two more). The pairs then unused are dropped (drop_dead_pairs).
+  TracedMap<Var*, Node*> pair_cots_;
+  static bool is_zero(Node* n) { return n->kind == NodeKind::Const && static_cast<ConstNode*>(n)->value == intern("%ad-zero"); }
+  CallNode* as_pair(Node* n) {
+    if (n->kind != NodeKind::Call) return nullptr;
+    auto* c = static_cast<CallNode*>(n);
+    bool cons = c->fn->kind == NodeKind::GlobalRef && static_cast<GlobalRefNode*>(c->fn)->cell == core_cell("cons");
+    return cons && c->args.size() == 2 ? c : nullptr;
+  }
+  Node* rebuild(Node* n) {
+    if (CallNode* c = as_pair(n)) return gcall("cons", {rebuild(c->args[0]), rebuild(c->args[1])});
+    if (n->kind == NodeKind::LocalRef) return ref(static_cast<LocalRefNode*>(n)->var);
+    return cst(static_cast<ConstNode*>(n)->value);
+  }
+  Node* sum_pairs(Node* a, Node* b, LetList& out);
+
+ public:
+  Node* drop_dead_pairs(Node* code);
+
+ private:
   void backward(Block& b, const Atom& result, Var* d, Adj& adj, gc_vector<Var*>& order, LetList& out);
   Node* pullback_clause(LambdaClause* c, Var* self_out, Var** fvs, size_t nfv, gc_vector<Var*>* params,
                         Var* rest);
@@ -1739,9 +1762,61 @@ void Reverse::add(Adj& adj, gc_vector<Var*>& order, LetList& out, Var* v, Var* c
   if (it == adj.end()) {
     adj[v] = c;
     order.push_back(v);
-  } else {
-    it->second = out.push(gcall("%ad-add", {ref(it->second), ref(c)}), intern("d"));
+    return;
   }
+  auto a = pair_cots_.find(it->second), b = pair_cots_.find(c);
+  if (a != pair_cots_.end() && b != pair_cots_.end()) {
+    Node* sum = sum_pairs(a->second, b->second, out);
+    Var* r = out.push(sum, intern("d"));
+    pair_cots_[r] = sum;
+    it->second = r;
+    return;
+  }
+  it->second = out.push(gcall("%ad-add", {ref(it->second), ref(c)}), intern("d"));
+}
+
+// The sum of two cotangents built as pairs (pair_cots_), as %ad-add computes it: zero plus x is
+// x, the sum of two pairs the pair of the sums, anything else %ad-add of the two.
+Node* Reverse::sum_pairs(Node* a, Node* b, LetList& out) {
+  if (is_zero(a)) return rebuild(b);
+  if (is_zero(b)) return rebuild(a);
+  CallNode* pa = as_pair(a);
+  CallNode* pb = as_pair(b);
+  if (pa && pb) {
+    Node* car = sum_pairs(pa->args[0], pb->args[0], out);
+    Node* cdr = sum_pairs(pa->args[1], pb->args[1], out);
+    return gcall("cons", {car, cdr});
+  }
+  auto atom_of = [&](Node* n) -> Node* { return as_pair(n) ? ref(out.push(rebuild(n), intern("d"))) : rebuild(n); };
+  Node* x = atom_of(a);
+  Node* y = atom_of(b);
+  return ref(out.push(gcall("%ad-add", {x, y}), intern("d")));
+}
+
+// Drops the bindings of pair cotangents (pair_cots_) that nothing reads: the parts of a sum that
+// sum_pairs rebuilt. Only these: they are backward code, so no closure's predicted layout changes.
+Node* Reverse::drop_dead_pairs(Node* code) {
+  if (pair_cots_.empty()) return code;
+  std::unordered_map<Var*, size_t> reads;
+  for_each_node(code, [&](Node* m) {
+    if (m->kind == NodeKind::LocalRef) reads[static_cast<LocalRefNode*>(m)->var]++;
+  });
+  struct Drop : ExprMutator {
+    TracedMap<Var*, Node*>& pairs;
+    std::unordered_map<Var*, size_t>& reads;
+    Drop(TracedMap<Var*, Node*>& p, std::unordered_map<Var*, size_t>& r) : pairs(p), reads(r) {}
+    Node* visit_let(LetNode* n) override {
+      if (n->kind == NodeKind::Let && n->vars.size() == 1 && pairs.count(n->vars[0]) && !reads[n->vars[0]]) {
+        // its parts are read one time fewer
+        for_each_node(n->inits[0], [&](Node* m) {
+          if (m->kind == NodeKind::LocalRef) reads[static_cast<LocalRefNode*>(m)->var]--;
+        });
+        return visit(n->body);
+      }
+      return ExprMutator::visit_let(n);
+    }
+  };
+  return Drop(pair_cots_, reads).visit(code);
 }
 
 void Reverse::backward(Block& b, const Atom& result, Var* d, Adj& adj, gc_vector<Var*>& order, LetList& out) {
@@ -1844,8 +1919,13 @@ void Reverse::backward(Block& b, const Atom& result, Var* d, Adj& adj, gc_vector
             case K::kZero:
               break;
           }
-          if (contrib && !a) out.push_effect(contrib);  // a cell's adjoint taken for a constant
-          else if (contrib) add(adj, order, out, a, out.push(contrib, intern("d")));
+          if (contrib && !a) {
+            out.push_effect(contrib);  // a cell's adjoint taken for a constant
+          } else if (contrib) {
+            Var* c = out.push(contrib, intern("d"));
+            if (r->kind == K::kCxr) pair_cots_[c] = contrib;
+            add(adj, order, out, a, c);
+          }
         }
         break;
       }
@@ -2147,13 +2227,14 @@ LambdaNode* make_reverse_maker(Vm& vm, RuleCache& rules, LambdaNode* src, Var** 
                                size_t nfv, Value name, bool* quiet) {
   Reverse r(vm, rules, name, false);
   LambdaNode* m = r.maker(src, fvs, boxed, nfv);
+  Node* code = r.drop_dead_pairs(m);
   *quiet = r.quiet();
   if (*quiet) {
     // again, knowing it: its own recursion's pullbacks need not run for an unreached value
     Reverse again(vm, rules, name, true);
-    m = again.maker(src, fvs, boxed, nfv);
+    code = again.drop_dead_pairs(again.maker(src, fvs, boxed, nfv));
   }
-  return static_cast<LambdaNode*>(InlineHelpers(rules.core).visit(m));
+  return static_cast<LambdaNode*>(InlineHelpers(rules.core).visit(code));
 }
 
 }  // namespace quasi::ad

@@ -200,4 +200,23 @@
 (define (letrec-product x) (letrec ((a (* x x)) (b (+ x 1))) (* a b)))
 (test "grad through a letrec of values, named" 33.0 ((grad letrec-product) 3.0))
 
+;; Cotangents of pairs from c[ad]+r reads are summed as pairs when the code is transformed
+;; (reverse.cpp, sum_pairs), where %ad-add summed the lists at run time: the same gradients.
+(define (pair-reads l) (* (car l) (cadr l) (+ (car l) (caddr l)) (cadr l)))
+(test "pair cotangents: car, cadr, caddr, each read twice or more" '(72 72 18)
+      ((grad pair-reads) '(2 3 4)))
+(test-assert "pair cotangents: finite differences"
+             (let ((g ((grad pair-reads) (list 1.5 -0.5 2.0))))
+               (and (close? (fd (lambda (a) (pair-reads (list a -0.5 2.0))) 1.5) (car g))
+                    (close? (fd (lambda (b) (pair-reads (list 1.5 b 2.0))) -0.5) (cadr g))
+                    (close? (fd (lambda (c) (pair-reads (list 1.5 -0.5 c))) 2.0) (caddr g)))))
+(test "pair cotangents: nested pairs and an improper tail" '((6 . 2) 3 . 12)
+      ((grad (lambda (p) (* (caar p) (cdar p) (cadr p) (cddr p) (cddr p)))) '((1 . 3) 2 . 1)))
+(test "pair cotangents: a read of the whole pair and of its parts" '(3 . 1)
+      ((grad (lambda (p) (+ (car p) (* 2 (car p)) (cdr p)))) '(5 . 6)))
+(test "pair cotangents: second derivative through cadr" 6
+      ((derivative (derivative (lambda (x) (let ((l (list x (* x x) 1))) (* (car l) (cadr l) (caddr l)))))) 1))
+(test "pair cotangents: in a loop" '(2 3 5 3)
+      ((grad (lambda (l) (let loop ((l l) (s 0)) (if (null? (cddr l)) (+ s (* (car l) (cadr l))) (loop (cdr l) (+ s (car l) (cadr l) (car l))))))) '(1 2 3 4)))
+
 (test-end)
