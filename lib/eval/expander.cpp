@@ -11,6 +11,7 @@
 #include "core/numbers.hpp"
 #include "eval/embedded.hpp"
 #include "eval/expander_impl.hpp"
+#include "ir/util.hpp"
 #include "read/reader.hpp"
 
 namespace quasi {
@@ -1174,21 +1175,21 @@ Node* Expander::sf_letrec(Value x, Scope* s, bool star) {
 // as its init returns (letrec*). The difference shows when a continuation captured in an init
 // is re-entered after the variables changed (R5RS pitfall 1.1): each re-entry must assign all
 // the variables afresh from the inits' values of that run. So when an init could capture one
-// (it is not a lambda, a constant or a reference) and there is more than one variable, the
-// first variable's init evaluates all the inits into temporaries, with every variable still
-// unbound as before, and sets the others; their own inits then keep the value they were set to:
+// (it may call something other than a pure primitive: only_pure_primitive_calls) and there is
+// more than one variable, the first variable's init evaluates all the inits into temporaries,
+// with every variable still unbound as before, and sets the others; their own inits then keep
+// the value they were set to:
 //   (letrec ((v (call/cc f)) (w e)) body)
 //   => (letrec* ((v (let ((t (call/cc f)) (u e)) (set! w u) t)) (w w)) body)
-// Letrecs of lambdas, the common case, keep the direct form the compiler makes closures and
-// loops of.
+// Letrecs of lambdas (named let, mutual recursion), constants and primitive arithmetic, the
+// common cases, keep the direct form: the compiler makes closures and loops of it, and grad
+// differentiates it without the assignments (nested grad refuses a set!).
 void Expander::letrec_inits_first(LetNode* let) {
   if (let->vars.size() < 2) return;
-  bool simple = true;
+  bool may_capture = false;
   for (Node* init : let->inits)
-    if (init->kind != NodeKind::Lambda && init->kind != NodeKind::Const && init->kind != NodeKind::LocalRef &&
-        init->kind != NodeKind::GlobalRef)
-      simple = false;
-  if (simple) return;
+    if (!only_pure_primitive_calls(init, core_)) may_capture = true;
+  if (!may_capture) return;
   LetNode* temps = gc_new<LetNode>(NodeKind::Let, let->loc);
   gc_vector<Node*> sets;
   for (size_t i = 0; i < let->vars.size(); i++) {

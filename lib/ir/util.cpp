@@ -10,7 +10,8 @@ namespace {
 // is_pure looks this deep into nested expressions, then answers "not pure".
 constexpr int kMaxPurityDepth = 64;
 
-bool is_pure_at(Node* n, Environment* core, int depth) {
+// is_pure, or with `raising` only_pure_primitive_calls: the same walk, where raising is allowed.
+bool is_pure_at(Node* n, Environment* core, int depth, bool raising) {
   if (depth > kMaxPurityDepth) return false;
   switch (n->kind) {
     case NodeKind::Const:
@@ -19,14 +20,14 @@ bool is_pure_at(Node* n, Environment* core, int depth) {
       return true;
     case NodeKind::GlobalRef:
       // A cell bound now stays bound (nothing unbinds a cell); an unbound one raises.
-      return static_cast<GlobalRefNode*>(n)->cell.as<GlobalCell>()->value != kUnbound;
+      return raising || static_cast<GlobalRefNode*>(n)->cell.as<GlobalCell>()->value != kUnbound;
     case NodeKind::LocalSet:
     case NodeKind::GlobalSet:
       return false;
     case NodeKind::If: {
       auto* i = static_cast<IfNode*>(n);
-      return is_pure_at(i->test, core, depth + 1) && is_pure_at(i->then, core, depth + 1) &&
-             is_pure_at(i->otherwise, core, depth + 1);
+      return is_pure_at(i->test, core, depth + 1, raising) && is_pure_at(i->then, core, depth + 1, raising) &&
+             is_pure_at(i->otherwise, core, depth + 1, raising);
     }
     case NodeKind::Call:
     case NodeKind::PrimCall: {
@@ -34,23 +35,27 @@ bool is_pure_at(Node* n, Environment* core, int depth) {
       Primitive* p = called_primitive(n, core, &args);
       // An unknown procedure may do anything.
       if (!p) return false;
-      if (!quiet_primitive(p)) return false;
-      // A wrong number of arguments raises.
-      if (!arity_ok(p, args->size())) return false;
+      if (raising) {
+        if (!(p->flags & kPure) || (p->flags & (kHasEffects | kVmSpecial))) return false;
+      } else {
+        if (!quiet_primitive(p)) return false;
+        // A wrong number of arguments raises.
+        if (!arity_ok(p, args->size())) return false;
+      }
       for (Node* a : *args)
-        if (!is_pure_at(a, core, depth + 1)) return false;
+        if (!is_pure_at(a, core, depth + 1, raising)) return false;
       return true;
     }
     case NodeKind::Let:
     case NodeKind::Letrec: {
       auto* l = static_cast<LetNode*>(n);
       for (Node* i : l->inits)
-        if (!is_pure_at(i, core, depth + 1)) return false;
-      return is_pure_at(l->body, core, depth + 1);
+        if (!is_pure_at(i, core, depth + 1, raising)) return false;
+      return is_pure_at(l->body, core, depth + 1, raising);
     }
     case NodeKind::Seq:
       for (Node* e : static_cast<SeqNode*>(n)->exprs)
-        if (!is_pure_at(e, core, depth + 1)) return false;
+        if (!is_pure_at(e, core, depth + 1, raising)) return false;
       return true;
   }
   return false;
@@ -245,7 +250,8 @@ bool is_frozen_deep(Value v, FrozenCache* cache) {
   return true;
 }
 
-bool is_pure(Node* n, Environment* core) { return is_pure_at(n, core, 0); }
+bool is_pure(Node* n, Environment* core) { return is_pure_at(n, core, 0, false); }
+bool only_pure_primitive_calls(Node* n, Environment* core) { return is_pure_at(n, core, 0, true); }
 
 Node* make_seq(const gc_vector<Node*>& exprs, SrcLoc loc) {
   gc_vector<Node*> flat;

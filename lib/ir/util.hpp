@@ -44,6 +44,13 @@ bool quiet_primitive(const Primitive* p);
 // and calls of quiet primitives with the right number of such operands, and if/let/begin of
 // such expressions (DEEP: it looks into subexpressions, up to a fixed depth).
 bool is_pure(Node* n, Environment* core);
+// Evaluating `n` calls nothing but pure primitives, which may raise: no closure, continuation,
+// effectful or control primitive (apply, call/cc, eval, ...), and assigns nothing. So no other
+// code runs meanwhile: no continuation is captured inside it, no closure is called (a handler of
+// its raise cannot return into it: errors are not continuable). Lambdas are made, not called.
+// DEEP like is_pure, and "no" past the same depth. (The letrec forms: eval/expander.cpp's
+// inits-first shape, the compiler's checks of reads before initialization.)
+bool only_pure_primitive_calls(Node* n, Environment* core);
 
 // A sequence of `exprs` (nested sequences spliced); the single expression itself when only one.
 Node* make_seq(const gc_vector<Node*>& exprs, SrcLoc loc);

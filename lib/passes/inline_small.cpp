@@ -16,6 +16,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "ir/early_reads.hpp"
 #include "ir/functor.hpp"
 #include "ir/limits.hpp"
 #include "ir/util.hpp"
@@ -118,14 +119,18 @@ class Survey : public ExprVisitor {
 
 class Inliner : public ExprMutator {
  public:
-  explicit Inliner(Node* root) {
+  Inliner(Node* root, Environment* core) : early_(core) {
     survey_.visit(root);
+    early_.visit(root);
     // An incomplete count could call a procedure with two references "called once".
-    usable_ = !survey_.truncated();
+    usable_ = !survey_.truncated() && !early_.truncated();
   }
 
   Node* visit_call(CallNode* n) override {
     if (!usable_ || n->fn->kind != NodeKind::LocalRef) return ExprMutator::visit_call(n);
+    // A call that may come before the procedure's init has run raises naming it (the compiler
+    // checks that read): inlining would run the procedure instead.
+    if (early_.reads.count(static_cast<LocalRefNode*>(n->fn))) return ExprMutator::visit_call(n);
     Var* f = static_cast<LocalRefNode*>(n->fn)->var;
     auto it = survey_.known.find(f);
     if (it == survey_.known.end()) return ExprMutator::visit_call(n);
@@ -170,6 +175,7 @@ class Inliner : public ExprMutator {
 
  private:
   Survey survey_;
+  EarlyReads early_;
   bool usable_ = true;
   std::unordered_set<Var*> moved_;        // called-once procedures whose lambda moved to the call
   std::unordered_set<LambdaNode*> active_;  // known lambdas being visited
@@ -207,8 +213,8 @@ Pass inline_small_pass() {
   p.name = "inline-small";
   p.level = 2;
   p.description = "inline let/letrec-bound procedures that are called once or are tiny";
-  p.run = [](Node* ir, PassContext&) {
-    Inliner inliner(ir);
+  p.run = [](Node* ir, PassContext& ctx) {
+    Inliner inliner(ir, ctx.core);
     return inliner.visit(ir);
   };
   return p;

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "ir/early_reads.hpp"
 #include "ir/free_vars.hpp"
 #include "ir/functor.hpp"
 #include "vm/vm_impl.hpp"
@@ -56,6 +57,10 @@ class Analysis : public FreeVariables {
   // there in place (kSetFree), instead of in a box: two allocations fewer for a memo thunk
   // (let ((done #f) (v #f)) (lambda () ... (set! v ...) (set! done #t) ...)). See finish().
   std::unordered_set<Var*> own;
+  // References that may read a letrec variable before its init has run (ir/early_reads.hpp):
+  // each is followed by kCheckBound, which raises naming the variable instead of letting the
+  // unbound marker flow on ("application: expected a procedure, got #!unbound").
+  std::unordered_set<LocalRefNode*> checked;
 
   // After the walk: picks the `own` variables and takes them out of `boxed`.
   void finish() {
@@ -485,12 +490,15 @@ class FnCompiler {
         ret_if(tail, dst);
         break;
       case NodeKind::LocalRef: {
-        VarLoc l = lookup(static_cast<LocalRefNode*>(n)->var, n->loc);
-        if (tail && l.where == Where::Reg && !l.boxed) {
+        auto* r = static_cast<LocalRefNode*>(n);
+        bool check = an_.checked.count(r);
+        VarLoc l = lookup(r->var, n->loc);
+        if (tail && !check && l.where == Where::Reg && !l.boxed) {
           ret(l.index);
           break;
         }
-        local_ref(static_cast<LocalRefNode*>(n)->var, dst);
+        local_ref(r->var, dst);
+        if (check) emit(Op::kCheckBound, uint16_t(dst), konst(r->var->name));
         ret_if(tail, dst);
         break;
       }
@@ -604,7 +612,7 @@ class FnCompiler {
 
   // A register holding n's value: the variable's own register when it has one, else a temp.
   int operand(Node* n) {
-    if (n->kind == NodeKind::LocalRef) {
+    if (n->kind == NodeKind::LocalRef && !an_.checked.count(static_cast<LocalRefNode*>(n))) {
       VarLoc l = lookup(static_cast<LocalRefNode*>(n)->var, n->loc);
       if (l.where == Where::Reg && !l.boxed) return l.index;
       if (l.where == Where::Self) return 0;
@@ -818,7 +826,7 @@ class FnCompiler {
     for (size_t k = 0; k < args.size(); k++) {
       Node* a = args[k];
       // An operand that is its own parameter's current value needs no move.
-      if (a->kind == NodeKind::LocalRef) {
+      if (a->kind == NodeKind::LocalRef && !an_.checked.count(static_cast<LocalRefNode*>(a))) {
         VarLoc l = lookup(static_cast<LocalRefNode*>(a)->var, a->loc);
         if (l.where == Where::Reg && !l.boxed && l.index == loop.base + int(k)) {
           same[k] = true;
@@ -946,6 +954,9 @@ Value compile_toplevel(Vm& vm, Node* form) {
   thunk->clauses.push_back(clause);
   Analysis an;
   an.run(thunk);
+  EarlyReads early(vm.core_env);
+  early.visit(form);
+  an.checked = std::move(early.reads);
   an.finish();
   // Too deep to analyse: refuse cleanly (the walk's guard stopped before the C stack ran out).
   if (an.truncated()) compile_error(form->loc, "expression too deeply nested to compile");

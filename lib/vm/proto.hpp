@@ -35,7 +35,7 @@ enum class Op : uint16_t {
   kCall,       // R[a] = R[a](R[a+1..a+b])
   kTailCall,   // return R[a](R[a+1..a+b])
   kReturn,     // return R[a]
-  kCheckBound, // raise "used before initialization" if R[a] is the unbound marker (letrec)
+  kCheckBound, // raise "letrec: <K[b]> used before its initialization" if R[a] is the unbound marker
   // Inline primitives. The word after each holds, in its `a`, the index in K of the GlobalCell
   // the call went through: when a builtin has been redefined the VM calls the cell's value.
   // kAdd, kSub, kMul may form a chain for (op x y z ...) (vm/compiler.cpp, op_chain): the head's

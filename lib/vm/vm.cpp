@@ -251,7 +251,8 @@ L_kReturn:
 L_kCheckBound:
   if (R[pc->a] == kUnbound) {
     error_pc = pc;
-    throw_condition("unbound", nullptr, "variable used before its initialization");
+    throw_condition("unbound", "letrec",
+                    std::string(symbol_name(K[pc->b])) + " used before its initialization");
   }
   NEXT(1);
 
