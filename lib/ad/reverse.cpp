@@ -1104,9 +1104,9 @@ Node* Reverse::each_loop(CallNode* c) {
   bool is_map = list_map || vector_map;
   bool list = list_map || cell == core_cell("for-each");
   if (!list && !vector_map && cell != core_cell("vector-for-each")) return nullptr;
-  // one sequence, or two lists (the built-ins' clauses without apply); more stay calls
+  // one sequence or two (the built-ins' clauses without apply); more stay calls
   size_t nseq = c->args.size() - 1;
-  if (nseq > (list ? 2u : 1u)) return nullptr;
+  if (nseq > 2) return nullptr;
   if (c->args[0]->kind != NodeKind::Lambda || !single_clause(c->args[0])) return nullptr;
   auto* lam = static_cast<LambdaNode*>(c->args[0]);
   LambdaClause* cl = lam->clauses[0];
@@ -1191,18 +1191,29 @@ Node* Reverse::each_loop(CallNode* c) {
   rec->body = call(ref(each), first);
   Node* body = rec;
   if (!list) {
-    body = let1(n, gcall("vector-length", {ref(seqs[0])}), body);
-    // a vector this code made needs no check (and vector? would count as its escape)
-    bool made = false;
-    if (c->args[1]->kind == NodeKind::LocalRef) {
-      auto it = env_.find(static_cast<LocalRefNode*>(c->args[1])->var);
-      made = it != env_.end() && made_vectors_.count(it->second);
+    // the shorter length (%min-length, as the built-in's clause for two vectors)
+    Node* len = gcall("vector-length", {ref(seqs[0])});
+    if (nseq == 2) {
+      Var* n1 = make_var(intern("n"));
+      Var* n2 = make_var(intern("n"));
+      len = let1(n1, len, let1(n2, gcall("vector-length", {ref(seqs[1])}),
+                               gc_new<IfNode>(gcall("<", {ref(n2), ref(n1)}), ref(n2), ref(n1), c->loc)));
     }
-    if (!made)
-      body = seq2(gc_new<IfNode>(gcall("vector?", {ref(seqs[0])}), unspec,
-                                 gcall("error", {cst(make_string_utf8(std::string(who) + ": expected a vector, got")), ref(seqs[0])}),
-                                 c->loc),
-                  body);
+    body = let1(n, len, body);
+    // each checked in order; a vector this code made needs no check (and vector? would count as
+    // its escape)
+    for (size_t k = nseq; k-- > 0;) {
+      bool made = false;
+      if (c->args[k + 1]->kind == NodeKind::LocalRef) {
+        auto it = env_.find(static_cast<LocalRefNode*>(c->args[k + 1])->var);
+        made = it != env_.end() && made_vectors_.count(it->second);
+      }
+      if (!made)
+        body = seq2(gc_new<IfNode>(gcall("vector?", {ref(seqs[k])}), unspec,
+                                   gcall("error", {cst(make_string_utf8(std::string(who) + ": expected a vector, got")), ref(seqs[k])}),
+                                   c->loc),
+                    body);
+    }
   }
   for (size_t k = nseq; k-- > 0;) body = let1(seqs[k], c->args[k + 1], body);
   return body;

@@ -118,6 +118,27 @@
 (test "vector-map: specialized" ((grad c2) 1.5) ((specialize (grad c2)) 1.5))
 (call-with-values (lambda () ((vjp c4) 2.0))
   (lambda (y pb) (test "map over two lists: vjp twice" (pb 1.0) (pb 1.0))))
+;; two vectors for vector-map and vector-for-each (the shorter ends it), as for two lists
+(define (c6 x)
+  (let ((v (make-vector 3 1.0)))
+    (let ((r (vector-map (lambda (i c) (vector-set! v i (* x c (vector-ref v i))) (* c (vector-ref v i)))
+                         (vector 2 0 1) (vector 2.0 3.0))))
+      (+ (vector-ref r 0) (* (vector-ref r 1) (vector-ref v 2))))))
+(same "vector-map over two vectors" c6 (lambda (x) (+ (* 4.0 x) (* 9.0 x 2.0 x))))
+(test "vector-map over two vectors: the built-in's value" (vector-length (let ((v (make-vector 3 1.0))) (vector-map (lambda (i c) (vector-set! v i c) c) (vector 2 0 1) (vector 2.0 3.0)))) 2)
+(call-with-values (lambda () ((value-and-grad c6) 1.3))
+  (lambda (y g) (test "vector-map over two vectors: value" (c6 1.3) y)))
+(define (c7 x)
+  (let ((v (make-vector 2 0.0)))
+    (vector-for-each (lambda (i c) (vector-set! v i (* c x (+ 1.0 (vector-ref v 0))))) (vector 0 1 1) (vector 2.0 3.0))
+    (vector-ref v 1)))
+(same "vector-for-each over two vectors" c7 (lambda (x) (* 3.0 x (+ 1.0 (* 2.0 x)))))
+(test-assert "vector-for-each over two vectors: second derivative" (close? (fd (grad c7) 0.9) ((derivative (grad c7)) 0.9)))
+(test "vector-map over two vectors: specialized" ((grad c6) 1.5) ((specialize (grad c6)) 1.5))
+(test-error-message "vector-map: the second is not a vector" "vector-map: expected a vector, got"
+                    ((grad (lambda (x) (let ((v (make-vector 1 0.0))) (vector-map (lambda (i j) (vector-set! v 0 x)) (vector 0) (list 0)) (vector-ref v 0)))) 1.0))
+(test-error-message "vector-for-each: the first is not a vector" "vector-for-each: expected a vector, got"
+                    ((grad (lambda (x) (let ((v (make-vector 1 0.0))) (vector-for-each (lambda (i j) (vector-set! v 0 x)) 7 (vector 0)) (vector-ref v 0)))) 1.0))
 ;; the built-ins' errors, unchanged
 (test-error-message "map over an improper list" "map"
                     ((grad (lambda (x) (let ((v (make-vector 1 0.0))) (map (lambda (i) (vector-set! v 0 x)) '(0 . 1)) (vector-ref v 0)))) 1.0))
