@@ -768,12 +768,12 @@ bool uses_ok(Environment* core, Node* e, Var* w, bool tail, bool* returned, Seen
 // those parameters never assigned, only read, written or measured (also by loops in it, or by
 // procedures it passes them to that can in turn), or returned in tail position (*returns). Its
 // free slots hold no box and its code refers to no variable beyond them (a letrec self).
+bool carryable_params(Environment* core, LambdaNode* lam, const std::vector<size_t>& ks, bool* returns, Seen& seen);
 bool carryable_value(Environment* core, Value f, const std::vector<size_t>& ks, bool* returns, Seen& seen) {
   if (!is_closure(f)) return false;
   Proto* p = f.as<Closure>()->proto;
   LambdaNode* lam = p->source;
   if (!lam || lam->clauses.size() != 1 || p->next_clause || (p->ncaptures > 0 && !p->free_vars)) return false;
-  LambdaClause* cl = lam->clauses[0];
   for (int32_t i = 0; i < p->ncaptures; i++)
     if ((p->free_boxed && p->free_boxed[i]) || p->free_vars[i]->assigned) return false;
   FreeVariables scan;
@@ -784,6 +784,26 @@ bool carryable_value(Environment* core, Value f, const std::vector<size_t>& ks, 
     for (int32_t i = 0; i < p->ncaptures; i++) slot = slot || p->free_vars[i] == v;
     if (!slot) return false;
   }
+  return carryable_params(core, lam, ks, returns, seen);
+}
+
+// The same, for a lambda of the differentiated code held by a let variable (a local helper): the
+// closure is made from its copy, which %ad-carrying checks again at run time as above. Its free
+// variables must not be assigned (they live in cells in the transformed code).
+bool carryable_local(Environment* core, LambdaNode* lam, const std::vector<size_t>& ks, bool* returns) {
+  if (lam->clauses.size() != 1) return false;
+  FreeVariables scan;
+  scan.run(lam);
+  if (scan.truncated()) return false;
+  for (Var* v : scan.lambdas[lam].free)
+    if (v->assigned) return false;
+  Seen seen;
+  return carryable_params(core, lam, ks, returns, seen);
+}
+
+// Whether the parameters ks of lam's one clause are only read, written or measured (uses_ok).
+bool carryable_params(Environment* core, LambdaNode* lam, const std::vector<size_t>& ks, bool* returns, Seen& seen) {
+  LambdaClause* cl = lam->clauses[0];
   for (size_t k : ks) {
     if (k >= cl->params.size() || cl->params[k]->assigned) return false;
     bool visiting = false;
@@ -1066,7 +1086,11 @@ Atom Reverse::call_node(Node* n) {
 // hold another procedure by then) and refuses one that cannot. Otherwise the vectors escape
 // (note_escape), as before.
 bool Reverse::dynamic_carry(CallNode* c, const Atom& fn, const gc_vector<Atom>& args, Atom* out) {
-  if (c->fn->kind != NodeKind::GlobalRef || made_vectors_.empty()) return false;
+  if (made_vectors_.empty()) return false;
+  bool global = c->fn->kind == NodeKind::GlobalRef;
+  // a helper in a let variable: a lambda this code made (not a letrec's, which reads itself)
+  auto local = !global && fn.v ? local_lambdas_.find(fn.v) : local_lambdas_.end();
+  if (!global && (local == local_lambdas_.end() || local->second.second)) return false;
   std::vector<size_t> ks;
   for (size_t i = 0; i < args.size(); i++) {
     if (!owned(args[i].v)) continue;
@@ -1077,8 +1101,9 @@ bool Reverse::dynamic_carry(CallNode* c, const Atom& fn, const gc_vector<Atom>& 
   if (ks.empty() || ks.back() >= kCarryAliased) return false;
   bool ret = false;
   Seen seen;
-  Value f = static_cast<GlobalRefNode*>(c->fn)->cell.as<GlobalCell>()->value;
-  if (!carryable_value(rules_.core, f, ks, &ret, seen)) return false;
+  if (global ? !carryable_value(rules_.core, static_cast<GlobalRefNode*>(c->fn)->cell.as<GlobalCell>()->value, ks, &ret, seen)
+             : !carryable_local(rules_.core, local->second.first, ks, &ret))
+    return false;
   int64_t spec = ret ? int64_t(1) << kCarryAliased : 0;
   for (size_t k : ks) spec |= int64_t(1) << k;
   Atom fc = prim_call(prim("%ad-carrying"), gc_vector<Atom>{fn, Atom{nullptr, make_fixnum(spec)}});
@@ -1086,7 +1111,8 @@ bool Reverse::dynamic_carry(CallNode* c, const Atom& fn, const gc_vector<Atom>& 
   for (size_t j = 0; j < ks.size(); j++) {
     Atom x = prim_call(prim("vector-ref"), gc_vector<Atom>{t, Atom{nullptr, make_fixnum(int64_t(j + 1))}});
     Atom v = own(x);
-    if (ret) escape(v.v, why("returned by " + name_of(static_cast<GlobalRefNode*>(c->fn)->cell.as<GlobalCell>()->name, "a procedure")));  // the call's value may be this vector
+    Value callee = global ? static_cast<GlobalRefNode*>(c->fn)->cell.as<GlobalCell>()->name : static_cast<LocalRefNode*>(c->fn)->var->name;
+    if (ret) escape(v.v, why("returned by " + name_of(callee, "a procedure")));  // the call's value may be this vector
     rebind(args[ks[j]].v, v.v);
   }
   *out = prim_call(prim("vector-ref"), gc_vector<Atom>{t, Atom{nullptr, make_fixnum(0)}});

@@ -139,6 +139,28 @@
                     ((grad (lambda (x) (let ((v (make-vector 1 0.0))) (vector-map (lambda (i j) (vector-set! v 0 x)) (vector 0) (list 0)) (vector-ref v 0)))) 1.0))
 (test-error-message "vector-for-each: the first is not a vector" "vector-for-each: expected a vector, got"
                     ((grad (lambda (x) (let ((v (make-vector 1 0.0))) (vector-for-each (lambda (i j) (vector-set! v 0 x)) 7 (vector 0)) (vector-ref v 0)))) 1.0))
+;; a helper held by a let variable (the optimizer inlines it, QUASI_PASSES=off does not): called in
+;; its carrying form like a global helper
+(define (l1 x)
+  (let ((v (make-vector 2 0.0))
+        (put! (lambda (w i y) (vector-set! w i (* y (+ 1.0 (vector-ref w 0)))))))
+    (put! v 0 (* x x))
+    (put! v 1 (* 3.0 x))
+    (put! v 1 (* x (vector-ref v 1)))
+    (* (vector-ref v 0) (vector-ref v 1))))
+(same "a helper in a let variable" l1
+      (lambda (x) (let* ((a (* x x)) (b (* 3.0 x (+ 1.0 a)))) (* a (* x b (+ 1.0 a))))))
+(test-assert "a helper in a let variable: second derivative" (close? (fd (grad l1) 1.1) ((derivative (grad l1)) 1.1)))
+(test "a helper in a let variable: specialized" ((grad l1) 1.5) ((specialize (grad l1)) 1.5))
+(call-with-values (lambda () ((vjp l1) 2.0))
+  (lambda (y pb) (test "a helper in a let variable: vjp twice" (pb 1.0) (pb 1.0))))
+(define (l2 x)
+  (let ((v (make-vector 1 0.0)) (kept '()))
+    (let ((keep (lambda (w) (set! kept (cons w kept)) (vector-set! w 0 x))))
+      (keep v)
+      (keep v)
+      (vector-ref v 0))))
+(test-error-message "a helper in a let variable that keeps the vector" "vector-set!" ((grad l2) 2.0))
 ;; the built-ins' errors, unchanged
 (test-error-message "map over an improper list" "map"
                     ((grad (lambda (x) (let ((v (make-vector 1 0.0))) (map (lambda (i) (vector-set! v 0 x)) '(0 . 1)) (vector-ref v 0)))) 1.0))
