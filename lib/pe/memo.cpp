@@ -585,7 +585,7 @@ bool Specializer::generalize_parts(gc_vector<PVal*>& slots, const KeyBuild& kb, 
     PVal* g;
     if (v->kind == PKind::Dyn) {
       g = generalize(v);  // what facts say about it is dropped
-      if (g == v && kb.items[o].tag == KeyItem::kSameHole) g = unalias(v);
+      if (g == v && kb.items[o].tag == KeyItem::kSameHole) g = unalias(v, parent);
       changed = changed || g != v;
       *place = g;
       continue;
@@ -619,9 +619,19 @@ bool Specializer::generalize_slot(gc_vector<PVal*>& slots, const KeyBuild& kb, s
 }
 
 // The same dynamic value under a variable of its own: keyed as a hole of its own instead of the
-// same hole as an earlier argument (the residual binding is copy-propagated away).
-PVal* Specializer::unalias(PVal* v) {
-  PVal* g = make_dyn(emit_bind(k_ref(v->var), v->var->name));
+// same hole as an earlier argument (the residual binding is copy-propagated away). A field of
+// `holder` is bound where the holder was made, so it is in scope wherever the holder is
+// materialized (bound here, a holder made before this point referred to a later variable:
+// an MP interpreter's values list, made before a residual test, was materialized in one arm).
+PVal* Specializer::unalias(PVal* v, PVal* holder) {
+  Var* alias;
+  if (holder) {
+    alias = fresh(v->var->name);
+    holder->home->insert_bind(holder->point, alias, k_ref(v->var));
+  } else {
+    alias = emit_bind(k_ref(v->var), v->var->name);
+  }
+  PVal* g = make_dyn(alias);
   g->opaque = true;
   g->tags = v->tags;
   return g;
@@ -754,7 +764,7 @@ PVal* Specializer::rebuild_var(Var* x, const gc_vector<KeyItem>& key, size_t& i,
 }
 
 Entry* Specializer::build_helper(const Callee& c, size_t clause, KeyBuild& kb, Entry** created,
-                                 bool pessimistic) {
+                                 bool pessimistic, const gc_vector<uint8_t>& assumed_escaped) {
   spend(8);
   LambdaClause* cl = c.lam->clauses[clause];
   Entry* e = gc_new<Entry>();
@@ -770,6 +780,7 @@ Entry* Specializer::build_helper(const Callee& c, size_t clause, KeyBuild& kb, E
   ++helper_counter_;
   e->nparams = kb.inputs.size();
   e->pessimistic = pessimistic;
+  e->assumed_escaped = assumed_escaped;
   e->index = entries_.size();
   memo_.emplace(e->hash, e);
   pending_.push_back(e);
@@ -852,12 +863,30 @@ Entry* Specializer::build_helper(const Callee& c, size_t clause, KeyBuild& kb, E
   code->clauses.push_back(rc);
   counted(code);
   e->code = code;
-  for (PVal* o : objects)
-    if (o->escaped) (o->kind == PKind::Closure ? e->closures_escaped : e->objects_escaped) = true;
+  e->input_escaped.assign(rc->params.size(), 0);
+  for (PVal* o : objects) {
+    if (!o->escaped) continue;
+    if (o->kind == PKind::Closure) {
+      e->closures_escaped = true;
+      continue;
+    }
+    for (size_t k = 0; k < rc->params.size(); k++)
+      if (rc->params[k] == o->var) e->input_escaped[k] = 1;
+  }
   if (self && self->escaped) e->closures_escaped = true;
-  if ((e->objects_escaped || e->closures_escaped) && e->hit_while_pending && !e->pessimistic) {
+  // Calls made while it was pending assumed that no argument escapes in it (optimistic) or, once
+  // rebuilt pessimistic, that the closures and the objects of assumed_escaped (empty: all) do.
+  // If more escaped, it is rebuilt assuming what escaped (each round assumes more: finitely many).
+  auto assumed = [e](size_t k) {
+    return e->pessimistic && (e->assumed_escaped.empty() || (k < e->assumed_escaped.size() && e->assumed_escaped[k]));
+  };
+  bool beyond = e->closures_escaped && !e->pessimistic;
+  for (size_t k = 0; k < e->input_escaped.size(); k++) beyond = beyond || (e->input_escaped[k] && !assumed(k));
+  if (beyond && e->hit_while_pending) {
     Restart r{e, std::vector<bool>(e->slot_start.size(), false)};
     r.pessimistic = true;
+    r.assumed.resize(e->input_escaped.size());
+    for (size_t k = 0; k < r.assumed.size(); k++) r.assumed[k] = e->input_escaped[k] || assumed(k);
     throw r;
   }
   e->pending = false;
@@ -1110,6 +1139,7 @@ PVal* Specializer::specialize_call(const Callee& c, size_t clause, gc_vector<PVa
   for (PVal* a : args) slots.push_back(a);
   uint64_t vkey = mix(reinterpret_cast<uintptr_t>(c.lam), clause);
   bool pessimistic = false;
+  gc_vector<uint8_t> assumed;  // Entry::assumed_escaped of a pessimistic rebuild
 
   for (;;) {
     KeyBuild kb;
@@ -1335,10 +1365,13 @@ PVal* Specializer::specialize_call(const Callee& c, size_t clause, gc_vector<PVa
       }
       Entry* created = nullptr;
       try {
-        e = build_helper(c, clause, kb, &created, pessimistic);
+        e = build_helper(c, clause, kb, &created, pessimistic, assumed);
       } catch (Restart& r) {
         if (r.target != created) throw;
         pessimistic = pessimistic || r.pessimistic;
+        if (r.pessimistic) assumed.assign(r.assumed.begin(), r.assumed.end());
+        // A generalized key has other inputs: a pessimistic helper then assumes all objects escape.
+        if (std::find(r.slots.begin(), r.slots.end(), true) != r.slots.end()) assumed.clear();
         for (size_t s = 0; s < slots.size(); s++) {
           if (!r.slots[s]) continue;
           if (s < r.parts.size() && !r.parts[s].empty() && generalize_parts(slots, kb, r.parts[s])) continue;
@@ -1348,14 +1381,17 @@ PVal* Specializer::specialize_call(const Callee& c, size_t clause, gc_vector<PVa
       }
     } else {
       spend(2);
-      if (e->pending && !e->pessimistic) e->hit_while_pending = true;
+      if (e->pending) e->hit_while_pending = true;
     }
     // The call: holes pass their values, objects pass themselves (materialized).
     CallNode* call = gc_new<CallNode>(k_ref(e->var), SrcLoc{});
     // What the helper may have done with the objects is unknown while it is being built.
-    bool objects_out = (e->pending && e->pessimistic) || (!e->pending && e->objects_escaped);
+    // Objects: those that escaped in the finished helper (Entry::input_escaped), or, while it is
+    // pending and rebuilt pessimistic, those assumed to (Entry::assumed_escaped).
+    bool objects_out = e->pending && e->pessimistic && e->assumed_escaped.empty();
     bool closures_out = (e->pending && e->pessimistic) || (!e->pending && e->closures_escaped);
-    for (PVal* in : kb.inputs) {
+    for (size_t k = 0; k < kb.inputs.size(); k++) {
+      PVal* in = kb.inputs[k];
       if (in->kind == PKind::Dyn || in->kind == PKind::Box) {
         call->args.push_back(k_ref(in->var));
       } else if (in->kind == PKind::Closure) {  // only when it escapes (in the helper, or before)
@@ -1364,7 +1400,9 @@ PVal* Specializer::specialize_call(const Callee& c, size_t clause, gc_vector<PVa
         call->args.push_back(out ? k_ref(in->var) : k_const(kFalse));
       } else {
         call->args.push_back(k_ref(materialize(in)));
-        if (objects_out) escape(in);
+        const gc_vector<uint8_t>& esc = e->pending ? e->assumed_escaped : e->input_escaped;
+        bool known = e->pending ? e->pessimistic : true;
+        if (objects_out || (known && k < esc.size() && esc[k])) escape(in);
       }
     }
     capture_point();  // the helper may capture a continuation and re-enter what follows

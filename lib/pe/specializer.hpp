@@ -85,7 +85,13 @@ struct Entry {
   LambdaNode* code = nullptr;      // its residual lambda, once built
   size_t nparams = 0;
   bool pending = true;
-  bool objects_escaped = false;    // a partially static argument escaped inside the helper
+  // Per helper parameter: the partially static argument (pair or vector) passed there escaped
+  // inside the helper. Only those escape at a call: an interpreter's environment names passed
+  // next to the values the helper returns stay static (escape does not spread to siblings).
+  gc_vector<uint8_t> input_escaped;
+  // Rebuilt pessimistic: per parameter, the objects that calls made while it is pending treat as
+  // escaping (those that escaped in the build before); empty: all of them.
+  gc_vector<uint8_t> assumed_escaped;
   bool closures_escaped = false;   // a closure argument (or the callee) escaped inside it: calls
                                    // pass those closures themselves
   // Calls that reach the helper while it is being built cannot know yet whether its arguments
@@ -121,6 +127,7 @@ struct Restart {
   Entry* target;
   std::vector<bool> slots;
   bool pessimistic = false;  // rebuild the same key, pessimistic about escaping arguments
+  std::vector<uint8_t> assumed = {};  // ... about these objects (Entry::assumed_escaped)
   // Per slot to generalize: the items (indices into target->key) of the largest parts that
   // differ — only they are made dynamic, the rest of the slot's structure stays (most specific
   // generalization). Empty: the whole slot.
@@ -554,7 +561,7 @@ class Specializer : public ExprFunctor<PVal*(Node*, PEnv*)> {
   // Slot `s` made dynamic as a whole (a hole of its own, also where it was the same hole as an
   // earlier slot); false when that changes nothing.
   bool generalize_slot(gc_vector<PVal*>& slots, const KeyBuild& kb, size_t s);
-  PVal* unalias(PVal* v);
+  PVal* unalias(PVal* v, PVal* holder = nullptr);
   // Whether helper `v`'s key is more general than the call keyed in `kb` (it has holes in every
   // part where they differ), and generalizing the call to it (its differing parts made holes,
   // marked in `at`); false when it is not, or nothing changed.
@@ -566,7 +573,8 @@ class Specializer : public ExprFunctor<PVal*(Node*, PEnv*)> {
   // False when that changes nothing or a part is not a field of an object.
   bool generalize_parts(gc_vector<PVal*>& slots, const KeyBuild& kb, const std::vector<uint32_t>& items);
   void kill(Entry* e);
-  Entry* build_helper(const Callee& c, size_t clause, KeyBuild& kb, Entry** created, bool pessimistic);
+  Entry* build_helper(const Callee& c, size_t clause, KeyBuild& kb, Entry** created, bool pessimistic,
+                      const gc_vector<uint8_t>& assumed_escaped);
   PVal* choice_fold(Primitive* p, gc_vector<PVal*>& args);
 };
 
