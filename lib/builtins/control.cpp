@@ -276,7 +276,7 @@ const PrimDef kControlPrims[] = {
     {"%apply-values", p_vm_special, 2, 2, kVmSpecial | kMayRaise | kHasEffects,
      kFacts.control(kVmApplyValues)},
     {"call-with-current-continuation", p_vm_special, 1, 1, kVmSpecial | kMayRaise | kHasEffects,
-     kFacts.control(kVmCallCC)},
+     kFacts.control(kVmCallCC).inline_as(InlineOp::kCallCC)},
     {"%call/ec", p_vm_special, 1, 1, kVmSpecial | kMayRaise | kHasEffects, kFacts.control(kVmCallEC)},
     {"%continuation-winders", p_continuation_winders, 1, 1, kMayRaise},
     {"%continuation-handlers", p_continuation_handlers, 1, 1, kMayRaise},
@@ -320,6 +320,10 @@ const PrimDef kControlPrims[] = {
 
 void register_control_primitives(Environment* env) {
   install_primitives(env, kControlPrims);
+  // call/cc is the same procedure, with its own cell that compiled code inlines too (kCallCC).
+  Value callcc = intern("call/cc");
+  env->define(callcc, env->define_cell(intern("call-with-current-continuation")).as<GlobalCell>()->value);
+  env->define_cell(callcc).obj()->header |= kInlinedCell;
 }
 
 }  // namespace quasi

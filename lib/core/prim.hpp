@@ -51,6 +51,7 @@ enum VmOp : uint32_t {
 enum class InlineOp : uint8_t {
   kNone, kAdd, kSub, kMul, kLt, kLe, kGt, kGe, kNumEq, kEq, kCar, kCdr, kCons, kNullP, kPairP,
   kNot, kZeroP, kVectorRef, kVectorSet, kStringRef, kStringLength, kVectorLength,
+  kCallCC,  // (call/cc (lambda (k) body)) only: the body in the caller's frame
 };
 // How the partial evaluator builds or takes apart partially static data (pe/structural.cpp).
 enum class Structure : uint8_t {

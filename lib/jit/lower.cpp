@@ -39,6 +39,18 @@ bool lower(const Proto* p, LoweredProc* out, std::string* why) {
       s.target = i + 1 + jump_offset(in);
     } else if (is_fused_branch(in.op)) {
       s.target = i + 2 + jump_offset(p->code[i + 1]);
+    } else if (in.op == Op::kCallCC) {
+      // Its slow code is a successor (for liveness: what the resume point reads is live at the
+      // capture), and a continuation re-entered resumes after it, in machine code.
+      s.target = i + 2 + jump_offset(in);
+      if (const Insn* resume = callcc_resume_pc(p->code + i)) {
+        int32_t r = int32_t(resume - p->code);
+        if (r < 0 || r > p->ncode) {
+          *why = "resume point out of the code";
+          return false;
+        }
+        out->entry[size_t(r)] = out->label[size_t(r)] = 1;
+      }
     }
     if (s.target >= 0) {
       if (s.target > p->ncode || s.target < 0) {

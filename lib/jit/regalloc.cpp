@@ -17,7 +17,7 @@ RegisterUse register_use(const Proto* p, const Step& s) {
       read(s.b);
       u.write = s.a;
       break;
-    case Op::kConst: case Op::kGlobalRef:
+    case Op::kConst: case Op::kGlobalRef: case Op::kCallCC:
       u.write = s.a;
       break;
     case Op::kGlobalSet: case Op::kGlobalDef: case Op::kJumpIfFalse: case Op::kReturn:
@@ -259,6 +259,11 @@ RegisterPlan plan_registers(const Proto* p, const std::vector<Step>& steps, cons
           for (uint16_t r = 0; r < p->nregs; r++)
             if (live_in(k, r)) balance[r] -= w;
         }
+        break;
+      case Op::kCallCC:  // the capture stores what is live (and saves the homes around the routine)
+        for (uint16_t r = 0; r < p->nregs; r++)
+          if (live_in(k, r)) balance[r] -= w;
+        balance[s.a] += w;
         break;
       case Op::kClosure: case Op::kReturn:
         if (u.write >= 0) balance[size_t(u.write)] += w;

@@ -314,6 +314,12 @@ uint64_t rt_capture(VmImpl* vm, const Insn* call_pc, int64_t flags, uint64_t ses
   });
 }
 
+// The continuation of the kCallCC at `pc` (VmImpl::capture_inline), captured from machine code
+// in run `session`; 0 hands the instruction to the interpreter, which repeats it.
+uint64_t rt_capture_inline(VmImpl* vm, const Insn* pc, uint64_t session) noexcept {
+  return or_zero([&] { return vm->capture_inline(pc, session); });
+}
+
 // A continuation k called from machine code with argc values at args: reinstated as
 // VmImpl::enter does it when no dynamic-wind extent or handler stack has to change, and the
 // continuation belongs to this run. Returns the pc to resume at in the VM state it set up (fp,
@@ -868,6 +874,9 @@ class Emitter {
         return;
       case Op::kCall:
         call(s);
+        return;
+      case Op::kCallCC:
+        inline_capture(s);
         return;
       case Op::kTailCall:
         tail_call(s);
@@ -1531,6 +1540,23 @@ class Emitter {
     a_.mov(slot(s.a + 1), rax);
     a_.jmp(retry);
     a_.bind(not_cc);
+  }
+
+  // The inline call/cc's capture (vm/proto.hpp, kCallCC): the continuation copies the frame's
+  // slots, so the pinned registers live here are stored first; R[a] = the continuation and the
+  // body follows. Machine code never runs with the inline paths off (a write to an inlined
+  // builtin's cell turns the JIT off, a redirected Proto loses its code), so the slow code after
+  // the body is reached only by the interpreter. The resume point is an entry (jit/lower.cpp).
+  void inline_capture(const Step& s) {
+    flush(pinned_live_in(position_of(s.index)));
+    sync_vm_state(rcx);
+    a_.mov(rdi, rbx);
+    a_.mov(rsi, imm(reinterpret_cast<uint64_t>(p_->code + s.index)));
+    a_.mov(rdx, r14);
+    call_runtime(reinterpret_cast<const void*>(&rt_capture_inline));
+    a_.test(rax, rax);
+    a_.jz(exit_label(s.index, false));
+    st(s.a, rax);
   }
 
   // Goes on where rt_continue left the VM (rax = the pc, or 1 after a barrier frame): at that

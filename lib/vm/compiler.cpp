@@ -279,6 +279,11 @@ class FnCompiler {
     std::vector<size_t> jumps;
   };
   Exit* exit_ = nullptr;
+  // Inline call/cc (callcc): off in the closure compiled for the slow code and everything in it;
+  // the number of inline bodies being compiled around the current point.
+  bool no_callcc_inline_ = false;
+  int callcc_nesting_ = 0;
+  static constexpr int kMaxCallCCNesting = 8;
 
   // Per-clause state.
   std::vector<Insn> code_;
@@ -624,6 +629,7 @@ class FnCompiler {
 
   Proto* make_closure(LambdaNode* l, int dst) {
     FnCompiler child(vm_, an_, l);
+    child.no_callcc_inline_ = no_callcc_inline_;
     Proto* p = child.compile();
     FreeVariables::Info& info = an_.lambdas[l];
     p->ncaptures = int32_t(info.free.size());
@@ -694,7 +700,11 @@ class FnCompiler {
       // Inline only through a builtin's own cell (see inline_target).
       if (cell.obj()->header & kInlinedCell) callee = cell.as<GlobalCell>()->value;
     }
-    if (is_primitive(callee) && inline_call(callee, cell, args, dst, tail)) return;
+    if (is_primitive(callee) && inline_op_of(callee.as<Primitive>()) == Op::kCallCC) {
+      if (callcc(callee, cell, args, dst, tail)) return;
+    } else if (is_primitive(callee) && inline_call(callee, cell, args, dst, tail)) {
+      return;
+    }
 
     if (args.size() > 60000) compile_error(cur_loc_, "too many arguments in one call");
     int mark = next_reg_;
@@ -769,6 +779,54 @@ class FnCompiler {
       next_reg_ = mark;
     }
     ret_if(tail, dst);
+    return true;
+  }
+
+  // (call/cc (lambda (k) body)) through call/cc's own cell (or the optimizer's constant): no
+  // closure and no call. kCallCC captures a continuation that resumes after the body, k is a
+  // register of this frame, and the body is compiled here (vm/proto.hpp has the layout). The
+  // lambda is also compiled as a closure for the slow code, the ordinary call taken when the
+  // inline paths are off (a redefined call/cc must get a procedure); that copy and the closures
+  // in it do not inline call/cc again, so nested call/cc's compile in quadratic, not exponential,
+  // size, and at most kMaxCallCCNesting deep. What changes is only what a backtrace shows: an
+  // error in the body is in this procedure's frame, at its own location, as in an inlined let.
+  // The analysis saw the lambda as a lambda: its boxing decisions hold for both copies.
+  bool callcc(Value prim, Value cell, const gc_vector<Node*>& args, int dst, bool tail) {
+    if (args.size() != 1 || args[0]->kind != NodeKind::Lambda || no_callcc_inline_ ||
+        callcc_nesting_ >= kMaxCallCCNesting)
+      return false;
+    auto* lam = static_cast<LambdaNode*>(args[0]);
+    if (lam->clauses.size() != 1 || lam->clauses[0]->params.size() != 1 || lam->clauses[0]->rest) return false;
+    LambdaClause* c = lam->clauses[0];
+    int mark = next_reg_;
+    int base = alloc(2);  // the slow code calls R[base] with R[base + 1]; k lives in R[base + 1]
+    uint16_t cell_k = konst(is_primitive(cell) || cell == kFalse ? prim : cell);
+    size_t at = emit(Op::kCallCC, uint16_t(base + 1));
+    emit(Op::kMove, cell_k, tail ? kCallCCTail : uint16_t(dst));  // data word
+    bind_reg(c->params[0], base + 1);
+    if (is_boxed(c->params[0])) emit(Op::kBox, uint16_t(base + 1));
+    callcc_nesting_++;
+    expr(c->body, dst, tail);
+    callcc_nesting_--;
+    size_t over = tail ? 0 : emit(Op::kJump);
+    size_t slow = code_.size();
+    bool saved = no_callcc_inline_;
+    no_callcc_inline_ = true;
+    make_closure(lam, base + 1);
+    no_callcc_inline_ = saved;
+    emit(has_type(cell, Type::GlobalCell) ? Op::kGlobalRef : Op::kConst, uint16_t(base), cell_k);
+    if (tail) {
+      emit(Op::kTailCall, uint16_t(base), 1);
+    } else {
+      emit(Op::kCall, uint16_t(base), 1);
+      if (base != dst) emit(Op::kMove, uint16_t(dst), uint16_t(base));
+      patch_jump(over);
+    }
+    int32_t off = int32_t(slow) - int32_t(at) - 2;
+    code_[at].b = uint16_t(uint32_t(off) & 0xFFFF);
+    code_[at].c = uint16_t(uint32_t(off) >> 16);
+    code_[at + 1].c = uint16_t(code_.size() - slow);
+    next_reg_ = mark;
     return true;
   }
 
@@ -909,6 +967,8 @@ class FnCompiler {
       if (is_boxed(l->vars[k])) emit(Op::kBox, uint16_t(base + k));
     }
     if (an_.fixable.count(l)) {
+      // A body compiled twice (an inline call/cc's) must not see the other copy's Protos.
+      for (Var* v : l->vars) an_.fixed_proto.erase(v);
       for (Var* v : l->vars) an_.fixed_pending[v];
       for (size_t k = 0; k < l->vars.size(); k++) {
         Proto* made = make_closure(static_cast<LambdaNode*>(l->inits[k]), base + int(k));

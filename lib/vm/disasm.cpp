@@ -17,7 +17,7 @@ const char* op_name(Op op) {
       "closure", "fix-closure", "set-free", "jump", "jump-if-false", "call", "tail-call", "return", "check-bound",
       "add", "sub", "mul", "lt", "le", "gt", "ge", "num-eq", "eq", "car", "cdr", "cons",
       "null?", "pair?", "not", "zero?", "vector-ref", "vector-set!", "add-imm", "sub-imm",
-      "string-ref", "string-length", "vector-length",
+      "string-ref", "string-length", "vector-length", "call/cc",
       "br-lt", "br-le", "br-gt", "br-ge", "br-num-eq", "br-eq", "br-lt-imm", "br-le-imm",
       "br-gt-imm", "br-ge-imm", "br-num-eq-imm", "br-null", "br-pair", "br-zero", "br-not",
   };
@@ -41,6 +41,12 @@ void disassemble_proto(std::string& out, Proto* p, int depth) {
       out += "    ; " + write_to_string(in.op == Op::kConst ? p->consts[in.b] : p->consts[in.b].as<GlobalCell>()->name, 60);
     if (in.op == Op::kJump || in.op == Op::kJumpIfFalse) out += "    ; -> " + std::to_string(i + 1 + jump_offset(in));
     if (in.op >= Op::kBrLt && in.op < Op::kCount) out += "    ; else -> " + std::to_string(i + 2 + jump_offset(p->code[i + 1]));
+    if (in.op == Op::kCallCC) {
+      const Insn* resume = callcc_resume_pc(&in);
+      out += "    ; k in " + std::to_string(in.a) + ", slow -> " + std::to_string(i + 2 + jump_offset(in)) +
+             (resume ? ", resume -> " + std::to_string(resume - p->code) + " into " + std::to_string(p->code[i + 1].b)
+                     : std::string(", tail"));
+    }
     out += "\n";
     if (has_data_word(in.op)) i++;
   }

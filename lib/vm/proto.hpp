@@ -56,6 +56,18 @@ enum class Op : uint16_t {
   kSubI,       // R[a] = R[b] - c
   kStringRef,  // R[a] = (string-ref R[b] R[c])
   kStringLength, kVectorLength,  // R[a] = (op R[b])
+  // (call/cc (lambda (k) body)) without the closure and the call (vm/compiler.cpp, callcc):
+  //   kCallCC  a = k's register, b | c << 16 = offset of the slow code (from after the data word)
+  //   data     a = the cell (or primitive), b = the call's result register or kCallCCTail, c = the
+  //            slow code's length
+  //   body     (in the frame; in tail position it returns, else it leaves its value in R[b] and
+  //            jumps past the slow code)
+  //   slow     the ordinary call of call/cc with a closure of the lambda, taken when the inline
+  //            paths are off (a redefined call/cc is called with that closure)
+  //   resume:  where k delivers its value to R[b] (after the slow code; none in tail position)
+  // Captures a continuation that resumes there (or returns from this frame, in tail position),
+  // R[a] = it, and goes on with the body.
+  kCallCC,
   // Fused test-and-branch: when the test is false, jump. In the data word, b | c << 16 is the
   // jump offset, relative to the instruction after the data word.
   kBrLt, kBrLe, kBrGt, kBrGe, kBrNumEq, kBrEq,  // test (op R[a] R[b])
@@ -71,13 +83,16 @@ inline Op inline_op_of(const Primitive* p) {
   static constexpr Op kOps[] = {
       Op::kCount, Op::kAdd, Op::kSub, Op::kMul, Op::kLt, Op::kLe, Op::kGt, Op::kGe, Op::kNumEq,
       Op::kEq, Op::kCar, Op::kCdr, Op::kCons, Op::kNullP, Op::kPairP, Op::kNot, Op::kZeroP,
-      Op::kVectorRef, Op::kVectorSet, Op::kStringRef, Op::kStringLength, Op::kVectorLength,
+      Op::kVectorRef, Op::kVectorSet, Op::kStringRef, Op::kStringLength, Op::kVectorLength, Op::kCallCC,
   };
-  static_assert(sizeof(kOps) / sizeof(kOps[0]) == size_t(InlineOp::kVectorLength) + 1, "one Op per InlineOp");
+  static_assert(sizeof(kOps) / sizeof(kOps[0]) == size_t(InlineOp::kCallCC) + 1, "one Op per InlineOp");
   return kOps[size_t(p->facts.inline_op)];
 }
 
 constexpr int kMaxOpChain = 16;
+
+// kCallCC's result register in tail position: its continuation is the frame's caller's.
+constexpr uint16_t kCallCCTail = 0xFFFF;
 
 struct Insn {
   Op op;
@@ -85,6 +100,11 @@ struct Insn {
 };
 
 inline int32_t jump_offset(const Insn& i) { return static_cast<int32_t>(uint32_t(i.b) | (uint32_t(i.c) << 16)); }
+
+// Where the continuation of the kCallCC at pc resumes: after its slow code; null in tail position.
+inline const Insn* callcc_resume_pc(const Insn* pc) {
+  return pc[1].b == kCallCCTail ? nullptr : pc + 2 + jump_offset(pc[0]) + pc[1].c;
+}
 
 // How a closure's free variable is found when the closure is made: in a register of the frame
 // that makes it, or in that frame's own closure.

@@ -99,7 +99,7 @@ const Insn* VmImpl::loop(const Insn* pc) {
       &&L_kAdd, &&L_kSub, &&L_kMul, &&L_kLt, &&L_kLe, &&L_kGt, &&L_kGe, &&L_kNumEq, &&L_kEq,
       &&L_kCar, &&L_kCdr, &&L_kCons, &&L_kNullP, &&L_kPairP, &&L_kNot, &&L_kZeroP,
       &&L_kVectorRef, &&L_kVectorSet, &&L_kAddI, &&L_kSubI,
-      &&L_kStringRef, &&L_kStringLength, &&L_kVectorLength,
+      &&L_kStringRef, &&L_kStringLength, &&L_kVectorLength, &&L_kCallCC,
       &&L_kBrLt, &&L_kBrLe, &&L_kBrGt, &&L_kBrGe, &&L_kBrNumEq, &&L_kBrEq,
       &&L_kBrLtI, &&L_kBrLeI, &&L_kBrGtI, &&L_kBrGeI, &&L_kBrNumEqI,
       &&L_kBrNull, &&L_kBrPair, &&L_kBrZero, &&L_kBrNot, &&L_kCount,
@@ -438,6 +438,13 @@ L_kVectorLength: {
   else error_pc = pc, type_error("vector-length", "a vector", v);
   NEXT(2);
 }
+// The inline call/cc: the slow code (an ordinary call of the cell's value with a closure of the
+// lambda) when the inline paths are off, else the capture and the body that follows.
+L_kCallCC:
+  if (slow_inlines) NEXT(2 + jump_offset(*pc));
+  error_pc = pc;
+  R[pc->a] = capture_inline(pc);
+  NEXT(2);
 L_kCount:
   throw_condition("error", nullptr, "internal error: bad instruction");
 }

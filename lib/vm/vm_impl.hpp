@@ -205,6 +205,12 @@ struct VmImpl {
   // frames that run's machine calls pushed get kFrameMarked: their return lowers low_frame.
   Value capture(int64_t nfp, const Insn* ret_pc, int64_t dst, bool tail, uint64_t session = 0);
   Value capture_escape(const Insn* ret_pc, int64_t dst, bool tail);
+  // The continuation of the kCallCC at pc (vm/proto.hpp): resumes after its slow code with the
+  // value in the call's register, or returns from this frame in tail position.
+  Value capture_inline(const Insn* pc, uint64_t session = 0) {
+    const Insn* resume = callcc_resume_pc(pc);
+    return capture(fp, resume, resume ? pc[1].b : 0, !resume, session);
+  }
   void set_resume_point(Continuation* k, const Insn* ret_pc, int64_t dst, bool tail);
   const Insn* raise_from_error(Value payload);
   void push_frame(const Insn* ret_pc, int64_t dst);

@@ -65,8 +65,6 @@
   (set! %handlers (%continuation-handlers k))
   (apply k vals))
 
-(define call/cc call-with-current-continuation)
-
 ;;; Exceptions. A handler runs in the dynamic environment of the raise, minus itself.
 
 (define %handlers '())

@@ -35,6 +35,24 @@ expect_match "backtrace shows the innermost call with its argument and location"
 expect_match "backtrace shows the caller at its call site" "$ERR" '^  in \(outer 42\) at trace\.scm:4:[0-9]+$'
 expect_before "backtrace is innermost first" "$ERR" "  in (inner" "  in (outer"
 
+# (call/cc (lambda (k) body)) is compiled in its caller's frame (vm/compiler.cpp, callcc): an
+# error in the body is located in the body and shown in the procedure that contains it, the
+# caller's frames follow; the same with every procedure compiled to machine code.
+cat > callcc.scm <<'SCM'
+(define (outer x)
+  (+ 1 (call/cc (lambda (k)
+                  (car x)))))
+(define (driver y) (list (outer y)))
+(driver 5)
+SCM
+for jit in on force; do
+  run env QUASI_JIT=$jit "$QUASI" callcc.scm
+  expect_match "error in a call/cc body ($jit): its location" "$(printf '%s' "$ERR" | head -n 1)" \
+    '^callcc\.scm:3:19: error: car: expected a pair, got 5$'
+  expect_match "error in a call/cc body ($jit): the procedure around it, there" "$ERR" '^  in \(outer 5\) at callcc\.scm:3:19$'
+  expect_match "error in a call/cc body ($jit): its caller" "$ERR" '^  in \(driver 5\) at callcc\.scm:4:26$'
+done
+
 cat > deep.scm <<'SCM'
 (define (g n) (if (= n 0) (car 0) (+ 1 (g (- n 1)))))
 (g 1000)

@@ -2,8 +2,10 @@
 ;;; with (implied by the resume point, Continuation::resume_top), tail-position captures that
 ;;; deliver by returning from the frame they restore, captures inside compiled loops and
 ;;; recursions (generators, a continuation per call as in ctak and fibc), chains of captures
-;;; deeper than 2^16 links, and re-entry after the stack grew far past the capture. Each answer
-;;; is computed here without continuations too. Run in all four modes (tests/CMakeLists.txt).
+;;; deeper than 2^16 links, and re-entry after the stack grew far past the capture, and the
+;;; inline call/cc ((call/cc (lambda (k) body)) compiled in its caller's frame, vm/proto.hpp
+;;; kCallCC) in every position it can take. Each answer is computed here without continuations
+;;; too. Run in all four modes (tests/CMakeLists.txt).
 (include "harness.scm")
 
 ;; ---- generators re-entered from compiled loops ---------------------------------------------
@@ -153,5 +155,113 @@
                  (let down ((i 0))
                    (if (= i 200000) (k0 (list 'again (deep-sum 200000))) (+ 1 (down (+ i 1))))))
                 (else (list 'first v))))))
+
+;; ---- the inline call/cc: (call/cc (lambda (k) body)) in the caller's frame -----------------
+
+;; Non-tail, with live registers around it, the body returning normally and k escaping.
+(define (around x)
+  (let ((a (* x 2)) (b (+ x 3)))
+    (list a (call/cc (lambda (k) (if (odd? x) (k (+ a b)) (* a b)))) b)))
+(test "non-tail: the body's value and an escape through k" '((4 20 5) (6 12 6)) (list (around 2) (around 3)))
+
+;; Tail position: k is the continuation of the procedure's caller.
+(define (tail-cc x) (call-with-current-continuation (lambda (k) (if (> x 0) (k (list 'k x)) (list 'body x)))))
+(test "tail: through k and through the body" '((k 1) (body 0) (1 (k 2)))
+      (list (tail-cc 1) (tail-cc 0) (list 1 (tail-cc 2))))
+
+;; k re-entered many times after the body returned, each time with the frame's registers as
+;; they were at the capture; the loop around it goes on.
+(define (reenter-many n)
+  (let ((saved #f) (count 0) (seen '()))
+    (let* ((base 1000) (v (+ base (call/cc (lambda (k) (set! saved k) 0)))))
+      (set! seen (cons v seen))
+      (set! count (+ count 1))
+      (if (< count n) (saved count) (list (length seen) (car seen) (apply + seen))))))
+(test "k re-entered 2000 times after the body returned" (list 2000 2999 (+ (* 2000 1000) (/ (* 1999 2000) 2)))
+      (reenter-many 2000))
+
+;; Inside a compiled loop: a capture per iteration; after the loop, the last iteration is
+;; re-entered (the loop ends again), then the one before (which captures again at the last).
+(define (loop-captures n)
+  (let ((ks (make-vector n #f)) (acc '()) (round 0))
+    (let loop ((i 0))
+      (if (< i n)
+          (let ((r (call/cc (lambda (k) (vector-set! ks i k) i))))
+            (set! acc (cons r acc))
+            (loop (+ i 1)))))
+    (set! round (+ round 1))
+    (if (<= round 2) ((vector-ref ks (- n round)) (* 100 round)) (reverse acc))))
+(test "captures in a loop, re-entered from outside it" '(0 1 2 3 4 5 100 200 5)
+      (loop-captures 6))
+
+;; An escape from a deep recursion inside the body, and one from a non-tail call/cc at every level.
+(define (find-deep n)
+  (call/cc (lambda (out)
+             (let down ((i 0))
+               (if (= i n) (out (list 'found i)) (+ 1 (down (+ i 1))))))))
+(test "escape from a recursion 50000 deep in the body" '(found 50000) (find-deep 50000))
+(define (nested-levels n)
+  (if (= n 0)
+      0
+      (+ 1 (call/cc (lambda (k) (if (= n 1) (k 100) (nested-levels (- n 1))))))))
+(test "a non-tail call/cc at each of 1000 levels" 1100 (nested-levels 1000))
+
+;; dynamic-wind: leaving through k runs the after thunks, re-entering runs the befores again,
+;; and a capture inside the extent resumes inside it.
+(define (wind-trace)
+  (let ((trace '()) (k-in #f) (n 0))
+    (define (note x) (set! trace (cons x trace)))
+    (let ((r (call/cc (lambda (out)
+                        (dynamic-wind
+                         (lambda () (note 'in))
+                         (lambda ()
+                           (let ((v (call/cc (lambda (k) (set! k-in k) 'first))))
+                             (note v)
+                             (out v)))
+                         (lambda () (note 'out)))))))
+      (set! n (+ n 1))
+      (if (< n 3) (k-in n) (list r (reverse trace))))))
+(test "dynamic-wind in/out balance around inline captures"
+      '(2 (in first out in 1 out in 2 out))
+      (wind-trace))
+
+;; Multiple values through k, in tail and non-tail position, also re-entered later.
+(test "multiple values through k in tail position" '(1 2)
+      (call-with-values (lambda () (call/cc (lambda (k) (k 1 2)))) list))
+(test "multiple values from the body" '(3 4)
+      (call-with-values (lambda () (call/cc (lambda (k) (values 3 4)))) list))
+(define saved-values #f)
+(test "multiple values through k re-entered after it returned" '((a) (5 6 7))
+      (let ((results '()))
+        (call-with-values
+         (lambda () (call/cc (lambda (k) (set! saved-values k) 'a)))
+         (lambda vals (set! results (cons vals results))))
+        (if (= (length results) 1) (saved-values 5 6 7) (reverse results))))
+
+;; k assigned, captured by a closure, the body defining procedures (a letrec of lambdas, compiled
+;; twice: inline and in the slow code's closure), call/cc nested deeper than the inline limit.
+(define (k-assigned x)
+  (call/cc (lambda (k)
+             (let ((f (lambda (v) (k (list 'via-closure v)))))
+               (set! k (lambda (v) (list 'reassigned v)))
+               (list (k x) (f x))))))
+(test "k assigned in the body and captured by a closure: one location" '((reassigned 7) (reassigned (via-closure 7)))
+      (k-assigned 7))
+(define (letrec-in-body n)
+  (call/cc (lambda (k)
+             (letrec ((ev? (lambda (i) (if (= i 0) #t (od? (- i 1)))))
+                      (od? (lambda (i) (if (= i 0) #f (ev? (- i 1))))))
+               (if (ev? n) (k 'even) 'odd)))))
+(test "a letrec of lambdas in the body" '(even odd) (list (letrec-in-body 10) (letrec-in-body 7)))
+(define (nested-12 x)
+  (call/cc (lambda (k1) (+ 1 (call/cc (lambda (k2) (+ 1 (call/cc (lambda (k3) (+ 1 (call/cc (lambda (k4) (+ 1 (call/cc (lambda (k5) (+ 1 (call/cc (lambda (k6) (+ 1 (call/cc (lambda (k7) (+ 1 (call/cc (lambda (k8) (+ 1 (call/cc (lambda (k9) (+ 1 (call/cc (lambda (k10) (+ 1 (call/cc (lambda (k11) (+ 1 (call/cc (lambda (k12) (if (> x 0) (k6 x) (k12 x))))))))))))))))))))))))))))))))))))))
+(test "call/cc nested 12 deep" '(11 10) (list (nested-12 0) (nested-12 5)))
+(test "call/cc of a lambda taking any arguments (not inlined)" '(rest 1)
+      (call/cc (lambda args (list 'rest (length args)))))
+(test "call/cc of a procedure value" 'v (call/cc (let ((f (lambda (k) (k 'v)))) f)))
+(test "call/cc of a non-procedure is an error" #t
+      (guard (e (#t (error-object? e))) (call/cc 5)))
+(test "call/cc and call-with-current-continuation are one procedure" #t
+      (eq? call/cc call-with-current-continuation))
 
 (test-end)

@@ -93,4 +93,24 @@
       (append (make-list 296 1) (make-list 4 'new-car))
       ((eval 'walk env3) 300 '(1) (lambda () (eval '(define (car x) 'new-car) env3))))
 
+;; call/cc is compiled inline ((call/cc (lambda (k) body)) runs body in the caller's frame,
+;; vm/proto.hpp kCallCC); a later definition of call/cc or call-with-current-continuation gets
+;; the lambda as a procedure, in tail and non-tail position, also in code that was hot (compiled
+;; to machine code) before. Procedures defined after call the new one directly.
+(define env4 (environment '(scheme base) '(quasi)))
+(define (ev4 form) (eval form env4))
+(ev4 '(define (cc-non-tail x) (list 'got (call/cc (lambda (k) (if (> x 0) (k x) 'body))))))
+(ev4 '(define (cc-tail x) (call-with-current-continuation (lambda (k) (k (* 2 x))))))
+(ev4 '(define (cc-hot n) (let loop ((i 0) (acc 0)) (if (= i n) acc (loop (+ i 1) (+ acc (call/cc (lambda (k) (k 1)))))))))
+(test "before: the built-in call/cc" '((got 3) (got body) 8 1000)
+      (ev4 '(list (cc-non-tail 3) (cc-non-tail 0) (cc-tail 4) (cc-hot 1000))))
+(ev4 '(define (call/cc f) (f (lambda (v) (list 'my-k v)))))
+(test "call/cc redefined: non-tail" '((got (my-k 3)) (got body)) (ev4 '(list (cc-non-tail 3) (cc-non-tail 0))))
+(test "call/cc redefined: compiled loop" 'error
+      (ev4 '(guard (e (#t 'error)) (cc-hot 10))))
+(test "call-with-current-continuation untouched" 8 (ev4 '(cc-tail 4)))
+(ev4 '(define (call-with-current-continuation f) (f (lambda (v) (vector 'my-k2 v)))))
+(test "call-with-current-continuation redefined: tail" #(my-k2 8) (ev4 '(cc-tail 4)))
+(test "defined after: calls the new call/cc" '(my-k 5) (ev4 '((lambda () (call/cc (lambda (k) (k 5)))))))
+
 (test-end)
