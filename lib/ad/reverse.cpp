@@ -353,6 +353,7 @@ class Reverse : private ExprFunctor<Atom(Node*)> {
   Atom branch_join(IfNode* n, Block& b, const Atom& t, BranchArm* arms);
   bool flag_branch(IfNode* n, Block& b, const Atom& t, BranchArm* arms, const gc_vector<Var*>& outer);
   void letrec(LetNode* n);
+  bool split_letrec(LetNode* n);
 
   // ---- backward ----
   Node* instantiate(const char* text, const gc_vector<Atom>& args, Var* r, Var* d);
@@ -442,6 +443,37 @@ Atom Reverse::visit_let(LetNode* l) {
   return expr(l->body, tail_);
 }
 
+// A group of values and lambdas where no value's init refers to a lambda of the group and nothing is
+// assigned (the direct form, expander.cpp letrec_inits_first: the values' inits are constants,
+// references and primitive arithmetic, so no procedure of the group runs while they are made):
+// the values first, in order, then the lambdas as a group of their own, which may refer to the
+// values and to each other. (Mutual recursion over a value, (letrec ((k (* 2 x)) (ev (lambda ...
+// od ...)) (od (lambda ... ev ...))) ...), was refused as 'values refer to later ones'.)
+bool Reverse::split_letrec(LetNode* n) {
+  LetNode* part[2] = {gc_new<LetNode>(n->kind, n->loc), gc_new<LetNode>(n->kind, n->loc)};
+  for (size_t i = 0; i < n->vars.size(); i++) {
+    if (n->vars[i]->assigned) return false;
+    LetNode* p = part[n->inits[i]->kind == NodeKind::Lambda ? 1 : 0];
+    p->vars.push_back(n->vars[i]);
+    p->inits.push_back(n->inits[i]);
+  }
+  if (part[0]->vars.empty() || part[1]->vars.empty()) return false;
+  for (Node* init : part[0]->inits) {
+    bool refers = false;
+    for_each_node(init, [&](Node* m) {
+      if (m->kind == NodeKind::Lambda) refers = true;  // (not the direct form's values)
+      if (m->kind != NodeKind::LocalRef) return;
+      for (Var* l : part[1]->vars) refers = refers || static_cast<LocalRefNode*>(m)->var == l;
+    });
+    if (refers) return false;
+  }
+  for (LetNode* p : part) {
+    p->body = n->body;
+    letrec(p);
+  }
+  return true;
+}
+
 Atom Reverse::visit_letrec(LetNode* n) {
   letrec(n);
   return expr(n->body, tail_);
@@ -483,6 +515,7 @@ void Reverse::letrec(LetNode* n) {
   bool all_lambdas = true;
   for (size_t i = 0; i < n->vars.size(); i++)
     if (n->inits[i]->kind != NodeKind::Lambda || n->vars[i]->assigned) all_lambdas = false;
+  if (!all_lambdas && split_letrec(n)) return;
   if (!all_lambdas) {
     // letrec* of other values: evaluated in order; a lambda that refers to a later variable of
     // the group is refused (it would need the compiler's boxes).
@@ -490,24 +523,51 @@ void Reverse::letrec(LetNode* n) {
     // later variables, whose own inits are references to themselves. Their cells are made
     // before the first init runs (holding the unbound marker), and their own inits are nothing.
     std::vector<bool> set_early(n->vars.size(), false);
+    bool inits_first = false;
     for (size_t i = 1; i < n->vars.size(); i++) {
       Node* init = n->inits[i];
       if (n->vars[i]->assigned && init->kind == NodeKind::LocalRef &&
           static_cast<LocalRefNode*>(init)->var == n->vars[i]) {
         make_cell(n->vars[i], Atom{nullptr, kUnbound});
-        set_early[i] = true;
+        set_early[i] = inits_first = true;
       }
     }
+    auto refers = [&](Node* init, Var* v) {
+      bool r = false;
+      for_each_node(init, [&](Node* m) {
+        if (m->kind == NodeKind::LocalRef && static_cast<LocalRefNode*>(m)->var == v) r = true;
+      });
+      return r;
+    };
+    // In the inits-first form the first init evaluates all the inits: a lambda among them that
+    // refers to the first variable (bound when that init returns) reads it from a cell made
+    // before, as the later variables are, set when the init returns. (A read outside a lambda
+    // reads it before its initialization: still refused below.)
+    auto read_directly = [&](Node* init, Var* v) {
+      std::unordered_set<Node*> all, in_lambdas;
+      for_each_node(init, [&](Node* m) {
+        if (m->kind == NodeKind::LocalRef && static_cast<LocalRefNode*>(m)->var == v) all.insert(m);
+        if (m->kind == NodeKind::Lambda)
+          for_each_node(m, [&](Node* k) {
+            if (k->kind == NodeKind::LocalRef && static_cast<LocalRefNode*>(k)->var == v) in_lambdas.insert(k);
+          });
+      });
+      return all.size() > in_lambdas.size();
+    };
+    bool first_cell = inits_first && !n->vars[0]->assigned && refers(n->inits[0], n->vars[0]) &&
+                      !read_directly(n->inits[0], n->vars[0]);
+    if (first_cell) make_cell(n->vars[0], Atom{nullptr, kUnbound});
     for (size_t i = 0; i < n->vars.size(); i++) {
       if (set_early[i]) continue;
       for (size_t j = i; j < n->vars.size(); j++) {
-        bool later = false;
-        for_each_node(n->inits[i], [&](Node* m) {
-          if (m->kind == NodeKind::LocalRef && static_cast<LocalRefNode*>(m)->var == n->vars[j]) later = true;
-        });
-        if (later) refuse("a letrec whose values refer to later ones is not supported");
+        if (set_early[j] || (j == 0 && first_cell)) continue;  // in a cell already
+        if (refers(n->inits[i], n->vars[j])) refuse("a letrec whose values refer to later ones is not supported");
       }
       Atom a = expr(n->inits[i]);
+      if (i == 0 && first_cell) {
+        cell_op(prim("%ad-cell-set!"), p_rule("%ad-cell-set!"), gc_vector<Atom>{Atom{env_[n->vars[0]]}, a});
+        continue;
+      }
       if (n->vars[i]->assigned) {
         make_cell(n->vars[i], a);
         continue;
