@@ -362,7 +362,8 @@ const PrimDef kNumericPrims[] = {
     {"abs", p_abs, 1, 1, kPureFoldRaise,
      kFacts.differentiable(&kDAbs).numeric(NumResult::kContagion, true).numbers(OnNumbers::kRequires)},
     {"square", p_square, 1, 1, kPureFoldRaise,
-     kFacts.differentiable(&kDSquare).numeric(NumResult::kContagion, true).numbers(OnNumbers::kTotal)},
+     kFacts.differentiable(&kDSquare).numeric(NumResult::kContagion, true).numbers(OnNumbers::kTotal)
+         .jit_as(JitRecipe::kSquare)},
     {"quotient", p_quotient, 2, 2, kPureFoldRaise,
      kFacts.differentiable(&kDZero).numeric(NumResult::kContagion, false).jit_as(JitRecipe::kQuotient)},
     {"remainder", p_remainder, 2, 2, kPureFoldRaise,
@@ -409,7 +410,7 @@ const PrimDef kNumericPrims[] = {
     {"atan", p_atan, 1, 2, kPureFoldRaise,
      kFacts.differentiable(&kDAtan)},
     {"sqrt", p_sqrt, 1, 1, kPureFoldRaise,
-     kFacts.differentiable(&kDSqrt)},
+     kFacts.differentiable(&kDSqrt).jit_as(JitRecipe::kSqrt)},
     {"exact-integer-sqrt", p_exact_integer_sqrt, 1, 1, kPureRaise},
     {"expt", p_expt, 2, 2, kPureFoldRaise,
      kFacts.differentiable(&kDExpt)},

@@ -86,6 +86,8 @@ enum class JitRecipe : uint8_t {
                  // exactly (divisor not 0 or -1); anything else (a ratio, 0, a bignum): the call
   kNegate,       // (- x): a fixnum but the least, or a flonum's sign flipped
   kList,         // (list x ...) of at most kMaxInlineList operands: that many pairs popped inline
+  kSquare,       // (square x): a fixnum whose square is one, or a flonum
+  kSqrt,         // (sqrt x): a flonum not below 0 (-0.0 included; NaN and exact numbers: the call)
 };
 constexpr int kMaxInlineList = 8;
 enum class Compare : uint8_t { kEq, kLt, kGt, kLe, kGe };

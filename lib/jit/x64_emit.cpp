@@ -1973,7 +1973,8 @@ class Emitter {
   static bool recipe_gives_value(JitRecipe r) {
     switch (r) {
       case JitRecipe::kCxr: case JitRecipe::kQuotient: case JitRecipe::kRemainder: case JitRecipe::kModulo:
-      case JitRecipe::kDivide: case JitRecipe::kNegate: case JitRecipe::kList:
+      case JitRecipe::kDivide: case JitRecipe::kNegate: case JitRecipe::kList: case JitRecipe::kSquare:
+      case JitRecipe::kSqrt:
         return true;
       default:
         return false;
@@ -2181,6 +2182,20 @@ class Emitter {
       case JitRecipe::kNegate:
         negate(general, store);
         break;
+      case JitRecipe::kSquare:
+        square(general, store);
+        break;
+      case JitRecipe::kSqrt:
+        // num_sqrt of a flonum: std::sqrt unless it is below 0 (a complex result); NaN compares
+        // unordered, which `jb` takes too: the call.
+        check_type(rax, Type::Flonum, general);
+        a_.movsd(xmm0, qword_ptr(rax, kFlonumValue));
+        a_.xorpd(xmm1, xmm1);
+        a_.ucomisd(xmm0, xmm1);
+        a_.jb(general);
+        a_.sqrtsd(xmm0, xmm0);
+        box_or(general, store);
+        break;
       case JitRecipe::kList:
         // Built from its last pair; a list found empty on the way leaves the pairs popped so far
         // to the collector (they are garbage) and makes the call.
@@ -2267,9 +2282,33 @@ class Emitter {
     real_to_double(rax, xmm0, general);
     real_to_double(rcx, xmm1, general);
     a_.divsd(xmm0, xmm1);
+    box_or(general, store);
+  }
+
+  // rax = a new flonum holding xmm0, then to `store`; an empty free list: `general` (the call).
+  void box_or(const Label& general, const Label& store) {
     pop_free_list(kFlonumList, make_header(Type::Flonum), general);
     a_.movsd(qword_ptr(rax, kFlonumValue), xmm0);
     a_.jmp(store);
+  }
+
+  // (square x), x in rax: num_mul(x, x) of a fixnum (overflow: the call makes a bignum) or a
+  // flonum. Anything else: the call (which reports a non-number).
+  void square(const Label& general, const Label& store) {
+    Label flonum = a_.newLabel();
+    a_.test(al, 1);
+    a_.jz(flonum);
+    a_.lea(rcx, ptr(rax, -1));  // 2x
+    a_.sar(rax, 1);
+    a_.imul(rax, rcx);  // 2x^2
+    a_.jo(general);
+    a_.or_(rax, 1);
+    a_.jmp(store);
+    a_.bind(flonum);
+    check_type(rax, Type::Flonum, general);
+    a_.movsd(xmm0, qword_ptr(rax, kFlonumValue));
+    a_.mulsd(xmm0, xmm0);
+    box_or(general, store);
   }
 
   // (- x), x in rax: num_negate of a fixnum (2 - x on the tagged bits; the least fixnum

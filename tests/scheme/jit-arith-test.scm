@@ -1,18 +1,20 @@
 ;;; jit-arith-test.scm — the calls the JIT does inline as arithmetic and allocation (JitRecipe
-;;; kDivide, kNegate, kList in core/prim.hpp: (/ x y), (- x), (list x ...)) against the
-;;; interpreter, on the values where an inline path could go wrong: exact/inexact contagion,
-;;; an exact 0 divisor (raises) next to a flonum one (infinities, NaN), divisors -1 and the
-;;; least fixnum, quotients that are ratios, -0.0 and NaN signs, the least fixnum's negation (a
-;;; bignum), bignums, ratnums, complex numbers and non-numbers (the call's error), lists of 1 to
-;;; kMaxInlineList operands and past it. Each form is one procedure made by a fresh eval and
-;;; applied to every argument list three ways: (jit-mode 'off), the reference; (jit-mode 'force),
-;;; compiled at its first call; and (jit-mode 'on) after enough calls to be compiled as hot. Each
+;;; kDivide, kNegate, kSquare, kSqrt, kList in core/prim.hpp: (/ x y), (- x), (square x),
+;;; (sqrt x), (list x ...)) against the interpreter, on the values where an inline path could go
+;;; wrong: exact/inexact contagion, an exact 0 divisor (raises) next to a flonum one (infinities,
+;;; NaN), divisors -1 and the least fixnum, quotients that are ratios, -0.0 and NaN signs, the
+;;; least fixnum's negation (a bignum), squares at the fixnum limit, sqrt of negative numbers (a
+;;; complex result) and of -0.0, bignums, ratnums, complex numbers and non-numbers (the call's
+;;; error), lists of 1 to kMaxInlineList operands and past it. Each form is one procedure made
+;;; by a fresh eval and applied to every argument list three ways: (jit-mode 'off), the
+;;; reference; (jit-mode 'force), compiled at its first call; and (jit-mode 'on) after enough
+;;; calls to be compiled as hot. Each
 ;;; form is tried in tail position and not (the recipe returns, or stores and goes on).
 
 (include "harness.scm")
 (include "gen-harness.scm")
 
-(define env (environment '(scheme base) '(scheme eval)))
+(define env (environment '(scheme base) '(scheme inexact) '(scheme eval)))
 
 (define fix-max (- (expt 2 62) 1))
 (define fix-min (- (expt 2 62)))
@@ -33,6 +35,10 @@
    (cons '(lambda (a) (- a)) (map list (append numbers others)))
    (cons '(lambda (a) (let ((r (- a))) (if (eq? r 'none) 0 r))) (map list numbers))
    (cons '(lambda (a) (- (- a))) (map list numbers))
+   (cons '(lambda (a) (square a)) (map list (append numbers others (list 2147483647 2147483648 -2147483648 1e200))))
+   (cons '(lambda (a) (let ((r (square a))) (if (eq? r 'none) 0 r))) (map list numbers))
+   (cons '(lambda (a) (sqrt a)) (map list (append numbers others (list 4 16.0 2.25 1e-320 -4.0 -1e-300))))
+   (cons '(lambda (a) (let ((r (sqrt a))) (if (eq? r 'none) 0 r))) (map list numbers))
    (cons '(lambda (a b) (list a)) (pairs-of numbers '(x)))
    (cons '(lambda (a b) (list a b)) (pairs-of others numbers))
    (cons '(lambda (a b) (list a b a b a b a)) (pairs-of others '(1 2.0)))
@@ -97,13 +103,16 @@
 (define (neg x) (- x))
 (define (div x y) (/ x y))
 (define (lst a b c) (list a b c))
+(define (sq x) (square x))
+(define (rt x) (sqrt x))
 (define (known)
   (list (eqv? (neg 0.0) -0.0) (eqv? (neg -0.0) 0.0) (neg fix-min) (neg fix-max) (neg 5) (neg 1/2)
         (div 1 2) (div 6 3) (div 6 -1) (div fix-min -1) (div 1.0 0) (div -1 0.0) (div 3 2.0)
-        (div 1.0 4.0) (exact? (div 4 2)) (lst 1 2.5 'c)))
+        (div 1.0 4.0) (exact? (div 4 2)) (lst 1 2.5 'c)
+        (sq 2147483647) (sq -2147483648) (sq -1.5) (rt 2.25) (eqv? (rt -0.0) -0.0) (rt -4.0) (rt 16)))
 (define known-answers
   (list #t #t (expt 2 62) (- fix-max) -5 -1/2 1/2 2 -6 (expt 2 62) +inf.0 -inf.0 1.5 0.25 #t
-        '(1 2.5 c)))
+        '(1 2.5 c) 4611686014132420609 4611686018427387904 2.25 1.5 #t +2.0i 4))
 (for-each (lambda (mode)
             (let ((saved (jit-mode)))
               (jit-mode mode)
@@ -113,6 +122,8 @@
 (test-error-message "exact division by zero" "division by zero" (div 1 0))
 (test-error-message "division of a symbol" "/" (div 'a 1.0))
 (test-error-message "negation of a string" "-" (neg "s"))
+(test-error-message "square of a symbol" "square" (sq 'a))
+(test-error-message "sqrt of a string" "sqrt" (rt "s"))
 
 ;; Many lists in a compiled loop: the free list of pairs runs empty in the middle of a list
 ;; (the recipe then leaves its pairs to the collector and makes the call) many times over.
