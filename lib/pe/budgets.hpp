@@ -54,7 +54,11 @@ constexpr int64_t kStaticDataItems = 100000;
 // residual size or the C stack runs out, has that unfolding undone and the call specialized (a
 // memoized helper, generalized by the whistle) instead; at most kMaxRecoveries times per request,
 // then the whole request gives up.
-constexpr int kMaxUnfoldDepth = 4096;
+// 16384 (was 4096): the KMP matcher's restarts after a text character that is neither a nor b
+// unfold about m^2/2 deep on the pattern a^(m-1)b, so 4096 stopped it at 91 characters. Each
+// level is about seven C++ frames; stack_exhausted() still stops a deeper walk (then the
+// outermost unfolding recovers as above).
+constexpr int kMaxUnfoldDepth = 16384;
 constexpr int kMaxRecoveries = 4;
 
 // Calls under dynamic control are unfolded, not specialized, when the callee cannot reach itself

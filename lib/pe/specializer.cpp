@@ -638,6 +638,14 @@ PVal* Specializer::unfold(const Callee& c, size_t clause, gc_vector<PVal*>& args
     no_unfold_.insert(c.lam);
   }
   guard.stack.back().id = 0;  // undone: no longer an unfolding a call can repeat
+  // Nor one the helper's own unfoldings of this lambda are nested in: they count their depth from
+  // 0, so the outermost of them can recover from a runaway (before, a first state that became a
+  // loop helper left every later unfolding "inner", and a runaway gave up the whole request: the
+  // KMP matcher on a^91b).
+  struct Undone {
+    int& depth;
+    ~Undone() { depth++; }
+  } undone{--depth};
   return specialize_call(c, clause, args);
 }
 
