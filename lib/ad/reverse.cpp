@@ -1171,7 +1171,9 @@ bool Reverse::dynamic_carry(CallNode* c, const Atom& fn, const gc_vector<Atom>& 
   for (size_t j = 0; j < ks.size(); j++) {
     Atom x = prim_call(prim("vector-ref"), gc_vector<Atom>{t, Atom{nullptr, make_fixnum(int64_t(j + 1))}});
     Atom v = own(x);
-    Value callee = global ? static_cast<GlobalRefNode*>(c->fn)->cell.as<GlobalCell>()->name : static_cast<LocalRefNode*>(c->fn)->var->name;
+    // a local helper: the let variable holding it (c->fn may be any expression giving it, such as
+    // (begin e put!), so the atom's variable, not c->fn's)
+    Value callee = global ? static_cast<GlobalRefNode*>(c->fn)->cell.as<GlobalCell>()->name : fn.v->name;
     if (ret) escape(v.v, why("returned by " + name_of(callee, "a procedure")));  // the call's value may be this vector
     rebind(args[ks[j]].v, v.v);
   }

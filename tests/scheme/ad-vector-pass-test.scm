@@ -161,6 +161,16 @@
       (keep v)
       (vector-ref v 0))))
 (test-error-message "a helper in a let variable that keeps the vector" "vector-set!" ((grad l2) 2.0))
+(define (l3 x)
+  (let* ((v (make-vector 2 0.0))
+         (put! (lambda (w i y) (vector-set! w i y) w)))
+    ;; the operator is an expression giving the helper, not its variable
+    (let ((w2 ((begin (display "") put!) v 0 (* x x))))
+      (vector-set! v 1 x)
+      (vector-set! w2 1 x)
+      (* (vector-ref w2 0) (vector-ref v 1)))))
+(test-error-message "a local helper returning the vector, called through an expression, is named"
+                    "(returned by put!)" ((grad l3) 2.0))
 ;; the built-ins' errors, unchanged
 (test-error-message "map over an improper list" "map"
                     ((grad (lambda (x) (let ((v (make-vector 1 0.0))) (map (lambda (i) (vector-set! v 0 x)) '(0 . 1)) (vector-ref v 0)))) 1.0))
