@@ -1129,9 +1129,13 @@ Atom Reverse::call_node(Node* n) {
   }
   if (Node* loop = each_loop(c)) return expr(loop, tail_);
   bool self = c->fn->kind == NodeKind::LocalRef && static_cast<LocalRefNode*>(c->fn)->var == self_src_ && jself_;
-  Atom fn = self ? Atom{} : expr(c->fn);
+  // The operator where the original reads it (ir/util.hpp, operator_read_last): an unbound
+  // global operator raises after an operand that raises, as in every other mode.
+  bool operator_last = !self && operator_read_last(c->fn);
+  Atom fn = self || operator_last ? Atom{} : expr(c->fn);
   gc_vector<Atom> args;
   for (Node* a : c->args) args.push_back(expr(a));
+  if (operator_last) fn = expr(c->fn);
   Atom carried;
   if (!self && dynamic_carry(c, fn, args, &carried)) return carried;
   return call_step(self ? nullptr : c->fn, fn, args);
@@ -1411,7 +1415,8 @@ Atom Reverse::own(const Atom& a) {
 Atom Reverse::carry_call(Node* fn_node, const gc_vector<Node*>& argn, const gc_vector<Node*>& carried,
                          bool aliased) {
   bool self = fn_node->kind == NodeKind::LocalRef && static_cast<LocalRefNode*>(fn_node)->var == self_src_ && jself_;
-  Atom fn = self ? Atom{} : expr(fn_node);
+  bool operator_last = !self && operator_read_last(fn_node);  // as in call_node
+  Atom fn = self || operator_last ? Atom{} : expr(fn_node);
   gc_vector<Atom> args;
   for (Node* a : argn) args.push_back(expr(a));
   gc_vector<Atom> passed;
@@ -1428,6 +1433,7 @@ Atom Reverse::carry_call(Node* fn_node, const gc_vector<Node*>& argn, const gc_v
     passed.push_back(v);
     args.push_back(v);
   }
+  if (operator_last) fn = expr(fn_node);
   Atom t = call_step(self ? nullptr : fn_node, fn, args);
   for (size_t j = 0; j < passed.size(); j++) {
     Atom x = prim_call(prim("vector-ref"), gc_vector<Atom>{t, Atom{nullptr, make_fixnum(int64_t(j + 1))}});

@@ -52,6 +52,15 @@ bool is_pure(Node* n, Environment* core);
 // inits-first shape, the compiler's checks of reads before initialization.)
 bool only_pure_primitive_calls(Node* n, Environment* core);
 
+// The order a call evaluates its operator in (R7RS 4.1.3 leaves it open), kept by everything
+// that evaluates or rewrites calls (the compiler, the partial evaluator, the AD transform), so an
+// unbound operator and an operand that raises raise the same error in every mode: a global
+// operator is read after the operands (its load then sits in the call's basic block, where the
+// JIT inlines the primitive it holds or calls a known procedure directly, even when an operand
+// calls: (remainder (+ a (f x)) m)); any other operator is evaluated before them. `fn` is the
+// call's operator node (null: a primitive known at compile time, nothing to read).
+inline bool operator_read_last(const Node* fn) { return fn && fn->kind == NodeKind::GlobalRef; }
+
 // A sequence of `exprs` (nested sequences spliced); the single expression itself when only one.
 Node* make_seq(const gc_vector<Node*>& exprs, SrcLoc loc);
 

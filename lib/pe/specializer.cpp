@@ -136,10 +136,10 @@ PVal* Specializer::visit_if(IfNode* n, PEnv* env) { return pe_if(n, env); }
 PVal* Specializer::visit_lambda(LambdaNode* n, PEnv* env) { return pe_lambda(n, env); }
 
 PVal* Specializer::visit_call(CallNode* c, PEnv* env) {
-  // The compiler's order (vm/compiler.cpp, call): a global operator is read after the operands,
-  // any other before them. The residual reads an unbound operator where the original does, so
-  // an operand that raises first raises in both (fuzz_specialize: (undefined-op (cdr ""))).
-  bool operator_last = c->fn->kind == NodeKind::GlobalRef;
+  // The compiler's order (ir/util.hpp, operator_read_last). The residual reads an unbound
+  // operator where the original does, so an operand that raises first raises in both
+  // (fuzz_specialize: (undefined-op (cdr ""))).
+  bool operator_last = operator_read_last(c->fn);
   PVal* fn = operator_last ? nullptr : pe(c->fn, env);
   gc_vector<PVal*> args;
   for (Node* a : c->args) args.push_back(pe(a, env));

@@ -20,6 +20,7 @@
 #include "ir/early_reads.hpp"
 #include "ir/free_vars.hpp"
 #include "ir/functor.hpp"
+#include "ir/util.hpp"
 #include "vm/vm_impl.hpp"
 
 namespace quasi {
@@ -712,10 +713,8 @@ class FnCompiler {
     bool reuse = !tail && dst > 0 && dst == next_reg_ - 1;
     int base = reuse ? dst : alloc(1);
     alloc(int(args.size()));
-    // A global operator is read after the operands (R7RS 4.1.3 leaves the order open): its load
-    // then sits in the call's basic block, where the JIT can inline a primitive it holds or call
-    // a known procedure directly, even when an operand makes a call ((remainder (+ a (f x)) m)).
-    bool operator_last = fn && fn->kind == NodeKind::GlobalRef;
+    // A global operator is read after the operands (ir/util.hpp).
+    bool operator_last = operator_read_last(fn);
     if (!operator_last) {
       if (fn) expr(fn, base, false);
       else emit(Op::kConst, uint16_t(base), konst(*prim));

@@ -78,6 +78,13 @@
 (test-error-message "an operand that does not raise: the unbound operator" "not-defined-yet" (ev '((specialize call-unbound) '(1 2))))
 (ev '(define (call-unbound-2 x) (not-defined-yet (begin (cdr x) 1))))
 (test-error-message "an operand whose raise is an effect, in a residual" "cdr" (ev '((specialize call-unbound-2) "")))
+;; And under grad (ir/util.hpp operator_read_last: the AD transform keeps the order too).
+(ev '(define (grad-unbound x) (not-defined-yet-2 (cdr x))))
+(test-error-message "an unbound operator after an operand that raises, under grad" "cdr"
+                    (ev '((grad grad-unbound) 2.0)))
+(test-error-message "under grad, an operand that does not raise: the unbound operator" "not-defined-yet-2"
+                    (ev '((grad (lambda (x) (not-defined-yet-2 (* x x)))) 2.0)))
+(test-error-message "under grad of a residual" "cdr" (ev '((grad (specialize grad-unbound)) 2.0)))
 
 ;; A redefinition while a procedure's machine code is running deep in its own recursion: the
 ;; code keeps running in the activations it has, and its self calls stop entering it (they test
