@@ -8,7 +8,12 @@ namespace quasi::cli {
 
 std::string frame_call(const Error::Frame& f) {
   std::string call = "(" + (f.procedure.empty() ? std::string("#<procedure>") : f.procedure);
-  for (const std::string& a : f.arguments) call += " " + a;
+  // A rest list is spread, as the caller wrote the call: (append! 5 (1)), not (append! (5 (1))).
+  size_t fixed = f.has_rest ? f.arguments.size() - 1 : f.arguments.size();
+  for (size_t i = 0; i < fixed; i++) call += " " + f.arguments[i];
+  if (f.has_rest)
+    for (const std::string& a : f.rest) call += " " + a;
+  if (f.rest_more) call += " ...";
   return call + ")";
 }
 

@@ -196,10 +196,10 @@ struct Condition : Object {
   Value irritants;  // list
   uint64_t loc;     // packed SrcLoc of the failing call, 0 if unknown
   // () until raised; then #(total frame ...), innermost first: total counts every Scheme frame,
-  // the frames listed are the innermost ones (bounded), each #(name location arguments internal?)
+  // the frames listed are the innermost ones (bounded), each #(name location arguments internal? rest?)
   // with name and location strings or #f, arguments ((parameter-name . value) ...) (bounded,
-  // names #f when unknown) and internal? #t for a
-  // procedure of the prelude.
+  // names #f when unknown), internal? #t for a procedure of the prelude, and rest? #t when the
+  // last argument is the procedure's rest list (a backtrace line spreads it).
   Value backtrace;
 };
 Value make_condition(Value kind, Value who, Value message, Value irritants, SrcLoc loc = {});

@@ -117,7 +117,7 @@ Error to_error(Value payload, SrcLoc where = {}) {
     message += is_string(c->message) ? string_to_utf8(c->message) : write_to_string(c->message, 200);
     for (Value l = c->irritants; is_pair(l); l = cdr(l)) irritants.push_back(write_to_string(car(l), 200));
     location = SrcLoc::unpack(c->loc).to_string();
-    if (is_vector(c->backtrace)) {  // #(total #(name location arguments internal?) ...)
+    if (is_vector(c->backtrace)) {  // #(total #(name location arguments internal? rest?) ...)
       Vector* bt = c->backtrace.as<Vector>();
       frame_count = size_t(bt->items()[0].fixnum());
       for (int64_t i = 1; i < bt->length(); i++) {
@@ -131,6 +131,22 @@ Error to_error(Value payload, SrcLoc where = {}) {
           f.arguments.push_back(write_to_string(cdr(car(a)), 60));
         }
         f.internal = r[3] == kTrue;
+        // A rest list (the record's 5th slot says the last argument is one): its elements.
+        if (r[4] == kTrue && !f.arguments.empty()) {
+          constexpr int kMaxRest = 8;
+          Value l = r[2];
+          while (is_pair(cdr(l))) l = cdr(l);
+          f.has_rest = true;
+          Value e = cdr(car(l));
+          for (int k = 0; is_pair(e); e = cdr(e), k++) {
+            if (k == kMaxRest) {
+              f.rest_more = true;
+              break;
+            }
+            f.rest.push_back(write_to_string(car(e), 60));
+          }
+          if (!is_pair(e) && e != kNil) f.has_rest = false;  // not a list after all: show it whole
+        }
         backtrace.push_back(f.procedure.empty() ? "#<procedure>" : f.procedure);
         frames.push_back(std::move(f));
       }

@@ -175,8 +175,10 @@ namespace {
 // its registers: parameters keep
 // their registers for the whole call (the compiler allocates temporaries above them), so these
 // are the arguments, or the values a loop last gave them. Assigned parameters live in boxes.
+constexpr int kMaxFrameArguments = 8;
+
 Value frame_arguments(const Proto* p, const Value* base) {
-  constexpr int kMaxArguments = 8;
+  constexpr int kMaxArguments = kMaxFrameArguments;
   const LambdaClause* clause = nullptr;
   if (p->source)
     for (LambdaClause* c : p->source->clauses)
@@ -215,12 +217,13 @@ Value VmImpl::backtrace() const {
     Value name = is_symbol(p->name) ? make_string_utf8(symbol_name(p->name)) : kFalse;
     Value where = at.known() ? make_string_utf8(at.to_string()) : kFalse;
     bool internal = in_library_code(SrcLoc::unpack(p->loc));
-    Value record = make_vector(4);
+    Value record = make_vector(5);
     Value* r = record.as<Vector>()->items();
     r[0] = name;
     r[1] = where;
     r[2] = frame_arguments(p, stack + base);
     r[3] = make_bool(internal);
+    r[4] = make_bool(p->has_rest && p->nparams < kMaxFrameArguments);  // the last is the rest list
     records.push_back(record);
   };
   add(cur_proto, fp, location_of(error_pc));

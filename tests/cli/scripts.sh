@@ -96,6 +96,23 @@ run "$QUASI" libtail.scm
 expect_match "library error after tail calls: at the top-level form" "$ERR" '^libtail\.scm:3:1: error: car: expected a pair, got 1$'
 expect_match "library error after tail calls: the library procedure" "$ERR" '^  in \(vector-map #<procedure car> #\(1 2\)\) at libtail\.scm:3:1$'
 
+# A variadic procedure's line spreads its rest list as the call passed it (review D4).
+cat > restlist.scm <<'SCM'
+(import (scheme base) (srfi 1))
+(define (f a . more) (car more))
+(define (g x) (+ 1 (f x)))
+(define (h x) (+ 1 (append! x (list 1))))
+(g 7)
+SCM
+run "$QUASI" restlist.scm
+expect_match "rest list spread: no rest arguments" "$ERR" '^  in \(f 7\) at restlist\.scm:'
+printf '(import (scheme base) (srfi 1))\n(define (h x) (+ 1 (append! x (list 1))))\n(h 5)\n' > restlist2.scm
+run "$QUASI" restlist2.scm
+expect_match "rest list spread: a library procedure's line" "$ERR" '^  in \(append! 5 \(1\)\) at restlist2\.scm:2:'
+printf '(define (f . xs) (car 0))\n(define (g) (+ 1 (f 1 2 3 4 5 6 7 8 9 10)))\n(g)\n' > restlist3.scm
+run "$QUASI" restlist3.scm
+expect_match "rest list spread: a long one is cut" "$ERR" '^  in \(f 1 2 3 4 5 6 7 8 \.\.\.\) at restlist3\.scm:1:18'
+
 # A primitive raising in tail position: the caller's line shows the caller's own arguments,
 # not the primitive's (they used to overwrite the caller's registers).
 cat > tailprim.scm <<'SCM'

@@ -30,6 +30,11 @@ class Error : public std::runtime_error {
                                          // and length)
     std::vector<std::string> parameters;  // their names, one per argument ("" when unknown)
     bool internal = false;               // a procedure of Quasi's own Scheme prelude
+    // When the last argument is a rest list: its elements, written, as the call passed them
+    // (bounded like `arguments`; `rest_more` when some were left out).
+    bool has_rest = false;
+    std::vector<std::string> rest;
+    bool rest_more = false;
   };
 
   // An error raised by C++ code. `kind` as below.
