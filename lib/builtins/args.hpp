@@ -11,7 +11,9 @@ namespace quasi {
   throw_condition("type", who, "cannot modify a literal constant: " + write_to_string(v, 200));
 }
 
-// Mutators refuse literal constants (quoted data is immutable).
+// Mutators refuse literal constants (quoted data is immutable). The range mutators (string-copy!,
+// vector-fill!, ...) check only when the range is not empty: copying or filling nothing
+// modifies nothing (Guile and Chez accept (string-copy! "abc" 0 "") too).
 inline void check_mutable(const char* who, Value v) {
   if (v.obj()->immutable()) literal_error(who, v);
 }

@@ -354,7 +354,7 @@ QUASI_PRIM(p_string_copy_x) {
   int64_t start, end;
   get_range("string-copy!", argc, argv, 3, from->length(), start, end);
   if (to->length() - at < end - start) range_error("string-copy!", "destination index", argv[1]);
-  check_mutable("string-copy!", argv[0]);
+  if (end > start) check_mutable("string-copy!", argv[0]);  // nothing to modify: fine
   if (end > start)
     std::memmove(to->chars() + at, from->chars() + start, sizeof(uint32_t) * (end - start));
   return kUnspecified;
@@ -366,7 +366,7 @@ QUASI_PRIM(p_string_fill) {
   char32_t c = check_char("string-fill!", argv[1]);
   int64_t start, end;
   get_range("string-fill!", argc, argv, 2, s->length(), start, end);
-  check_mutable("string-fill!", argv[0]);
+  if (end > start) check_mutable("string-fill!", argv[0]);  // nothing to modify: fine
   for (int64_t i = start; i < end; i++) s->chars()[i] = c;
   return kUnspecified;
 }

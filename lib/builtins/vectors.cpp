@@ -100,7 +100,7 @@ QUASI_PRIM(p_vector_fill) {
   Vector* v = check_vector("vector-fill!", argv[0]);
   int64_t start, end;
   get_range("vector-fill!", argc, argv, 2, v->length(), start, end);
-  check_mutable("vector-fill!", argv[0]);
+  if (end > start) check_mutable("vector-fill!", argv[0]);  // nothing to modify: fine
   for (int64_t i = start; i < end; i++) v->items()[i] = argv[1];
   return kUnspecified;
 }
@@ -123,7 +123,7 @@ QUASI_PRIM(p_vector_copy_x) {
   int64_t start, end;
   get_range("vector-copy!", argc, argv, 3, from->length(), start, end);
   if (to->length() - at < end - start) range_error("vector-copy!", "destination index", argv[1]);
-  check_mutable("vector-copy!", argv[0]);
+  if (end > start) check_mutable("vector-copy!", argv[0]);  // nothing to modify: fine
   if (end > start)
     std::memmove(to->items() + at, from->items() + start, sizeof(Value) * (end - start));
   return kUnspecified;
@@ -195,7 +195,7 @@ QUASI_PRIM(p_bytevector_copy_x) {
   get_range("bytevector-copy!", argc, argv, 3, from->length(), start, end);
   if (to->length() - at < end - start)
     range_error("bytevector-copy!", "destination index", argv[1]);
-  check_mutable("bytevector-copy!", argv[0]);
+  if (end > start) check_mutable("bytevector-copy!", argv[0]);  // nothing to modify: fine
   if (end > start) std::memmove(to->bytes() + at, from->bytes() + start, end - start);
   return kUnspecified;
 }
@@ -219,7 +219,7 @@ QUASI_PRIM(p_bytevector_fill) {
   uint8_t x = check_byte("bytevector-fill!", argv[1]);
   int64_t start, end;
   get_range("bytevector-fill!", argc, argv, 2, b->length(), start, end);
-  check_mutable("bytevector-fill!", argv[0]);
+  if (end > start) check_mutable("bytevector-fill!", argv[0]);  // nothing to modify: fine
   if (end > start) std::memset(b->bytes() + start, x, end - start);
   return kUnspecified;
 }

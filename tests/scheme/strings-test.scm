@@ -72,6 +72,16 @@
 (test "string-copy is fresh" #f (let ((s "abc")) (eq? s (string-copy s))))
 (test "string-copy!" "aλμd" (let ((s (string-copy "abcd"))) (string-copy! s 1 "λμ") s))
 (test "string-copy! overlapping" "aabcd" (let ((s (string-copy "abcde"))) (string-copy! s 1 s 0 4) s))
+;; Copying or filling nothing into a literal modifies nothing: accepted (Guile and Chez agree);
+;; anything more is refused.
+(test "zero characters into a literal" "abc"
+      (let ((s "abc")) (string-copy! s 0 "") (string-copy! s 3 "xyz" 1 1) (string-fill! s #\z 2 2) s))
+(test "nothing into literal vectors and bytevectors" '(#(1 2) #u8(1 2))
+      (let ((v '#(1 2)) (b #u8(1 2)))
+        (vector-copy! v 2 #()) (vector-fill! v 0 1 1) (bytevector-copy! b 0 (bytevector)) (bytevector-fill! b 0 2 2)
+        (list v b)))
+(test-error-message "one character into a literal" "cannot modify a literal" (string-copy! "abc" 0 "x"))
+(test-error-message "filling a literal vector" "cannot modify a literal" (vector-fill! '#(1 2) 0 1 2))
 (test "string-fill!" "xλλx" (let ((s (string-copy "xabx"))) (string-fill! s #\λ 1 3) s))
 (test "string->list" '(#\a #\λ) (string->list "aλ"))
 (test "string->list range" '(#\λ #\c) (string->list "aλcd" 1 3))
