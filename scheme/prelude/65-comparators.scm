@@ -10,7 +10,8 @@
 ;;; types registered with comparator-register-default! in registration order; within a type,
 ;;; in the natural order (pairs and vectors lexicographically, shorter vectors first; complex
 ;;; numbers by real part then imaginary part). Its equality is the one that order implies:
-;;; numbers are equal when = (so 1 and 1.0 are), pairs and vectors element by element with
+;;; numbers are equal when = (so 1 and 1.0 are), or both NaN (reflexive, as SRFI 128 requires of
+;;; an equality: a NaN key is found again; the order leaves NaN unordered), pairs and vectors element by element with
 ;;; the default comparator itself, other values by equal? (a registered type by its comparator).
 ;;; Its hash (default-hash) agrees with that equality and with the SRFI's per-type hash
 ;;; functions: number-hash on numbers, string-hash on strings, symbol-hash on symbols, ...
@@ -126,6 +127,15 @@
       (or (< (real-part a) (real-part b))
           (and (= (real-part a) (real-part b)) (< (imag-part a) (imag-part b))))))
 
+;; = except that a NaN is the same as a NaN (part by part for complex numbers): a comparator's
+;; equality must be reflexive (SRFI 128), or a hash table under the default comparator could never
+;; find a NaN key it holds. number-hash already gives every NaN one code.
+(define (%number=? a b)
+  (define (same? x y) (or (= x y) (and (nan? x) (nan? y))))
+  (if (and (real? a) (real? b))
+      (same? a b)
+      (and (same? (real-part a) (real-part b)) (same? (imag-part a) (imag-part b)))))
+
 (define (%default<? a b)
   (let ((ra (%default-rank a)) (rb (%default-rank b)))
     (cond ((< ra rb) #t)
@@ -145,7 +155,7 @@
              (else ((comparator-ordering-predicate (%registered-comparator a)) a b)))))))
 
 (define (%default=? a b)
-  (cond ((number? a) (and (number? b) (= a b)))
+  (cond ((number? a) (and (number? b) (%number=? a b)))
         ((pair? a)
          (and (pair? b) (%default=? (car a) (car b)) (%default=? (cdr a) (cdr b))))
         ((vector? a)
@@ -279,3 +289,23 @@
                    symbol-hash))
 (define real-comparator (make-comparator real? = < number-hash))
 (define number-comparator (make-comparator number? = %number<? number-hash))
+
+;; ---- SRFI 162: the comparator sublibrary (exported by (srfi 162)) ----------------------------
+;; The first of the maximal (minimal) objects: ties keep the earlier one.
+(define (comparator-max-in-list c l)
+  (if (null? l) (error "comparator-max-in-list: an empty list" l))
+  (let loop ((m (car l)) (l (cdr l)))
+    (if (null? l) m (loop (if (<? c m (car l)) (car l) m) (cdr l)))))
+(define (comparator-min-in-list c l)
+  (if (null? l) (error "comparator-min-in-list: an empty list" l))
+  (let loop ((m (car l)) (l (cdr l)))
+    (if (null? l) m (loop (if (<? c (car l) m) (car l) m) (cdr l)))))
+(define (comparator-max c x . more) (comparator-max-in-list c (cons x more)))
+(define (comparator-min c x . more) (comparator-min-in-list c (cons x more)))
+(define default-comparator %the-default-comparator)
+(define pair-comparator (make-pair-comparator %the-default-comparator %the-default-comparator))
+(define list-comparator (make-list-comparator %the-default-comparator list? null? car cdr))
+(define vector-comparator (make-vector-comparator %the-default-comparator vector? vector-length vector-ref))
+(define eq-comparator (make-eq-comparator))
+(define eqv-comparator (make-eqv-comparator))
+(define equal-comparator (make-equal-comparator))

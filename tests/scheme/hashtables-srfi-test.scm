@@ -1,9 +1,10 @@
 ;;; hashtables-srfi-test.scm — the hash-table and comparator libraries: (srfi 69), (srfi 125),
 ;;; (scheme hash-table), (srfi 128), (scheme comparator), (rnrs hashtables) export their names
 ;;; and SRFI 69 vs 125 differences (hash-table-copy). Comparator examples follow SRFI 128.
-(import (scheme base) (scheme write) (scheme char) (scheme process-context)
+(import (scheme base) (scheme write) (scheme char) (scheme complex) (scheme process-context)
         (prefix (srfi 69) s69:) (prefix (srfi 125) s125:) (prefix (scheme hash-table) h:)
-        (srfi 128) (prefix (scheme comparator) c:) (prefix (rnrs hashtables) r6:))
+        (srfi 128) (prefix (scheme comparator) c:) (prefix (rnrs hashtables) r6:)
+        (prefix (srfi 162) s162:))
 (include "harness.scm")
 
 (define t69 (s69:make-hash-table))
@@ -97,6 +98,33 @@
         (s125:hash-table-set! t 1.0 'b)
         (s125:hash-table-set! t '(2) 'c)
         (list (s125:hash-table-size t) (s125:hash-table-ref/default t 1 #f))))
+;; A NaN is =? to a NaN (an equality must be reflexive), to nothing else; a table finds it again.
+(test "default comparator: NaN is reflexive" '(#t #f #f #t)
+      (list (=? (make-default-comparator) +nan.0 +nan.0) (=? (make-default-comparator) +nan.0 1.0)
+            (=? (make-default-comparator) 1.0 +nan.0)
+            (=? (make-default-comparator) (list +nan.0 (make-rectangular 1.0 +nan.0))
+                (list (- +nan.0) (make-rectangular 1 +nan.0)))))
+(test "a table under the default comparator finds a NaN key" '(1 x)
+      (let ((t (s125:make-hash-table (make-default-comparator))))
+        (s125:hash-table-set! t +nan.0 'w)
+        (s125:hash-table-set! t (/ 0. 0.) 'x)
+        (list (s125:hash-table-size t) (s125:hash-table-ref/default t +nan.0 #f))))
+;; SRFI 162 (the comparator sublibrary), following its text.
+(test "srfi 162: comparator-max/min" '(3 1 "b" "a")
+      (let ((dc (make-default-comparator)))
+        (list (s162:comparator-max dc 1 3 2) (s162:comparator-min dc 3 1 2)
+              (s162:comparator-max-in-list s162:string-comparator '("a" "b"))
+              (s162:comparator-min-in-list s162:string-comparator '("b" "a")))))
+(test "srfi 162: ties keep the first" '((1 . a) (1 . a))
+      (let ((c (make-comparator pair? (lambda (a b) (= (car a) (car b))) (lambda (a b) (< (car a) (car b))) #f)))
+        (list (s162:comparator-max c '(1 . a) '(1 . b)) (s162:comparator-min c '(1 . a) '(1 . b)))))
+(test "srfi 162: the list comparator (Gauche's example)" '(a c)
+      (s162:comparator-min s162:list-comparator '(a c b) '(a d) '(a c)))
+(test "srfi 162: the predefined comparators" '(#t #t #t #t #t #t)
+      (list (<? s162:boolean-comparator #f #t) (=? s162:default-comparator 1 1.0)
+            (<? s162:real-comparator 1 2.5) (=? s162:char-ci-comparator #\a #\A)
+            (<? s162:vector-comparator #(1) #(0 0)) (=? s162:equal-comparator "a" "a")))
+(test-error "srfi 162: max of an empty list" (s162:comparator-max-in-list (make-default-comparator) '()))
 (test "hash-bound and salt" #t (and (exact-integer? (hash-bound)) (exact-integer? (hash-salt))))
 (test "scheme comparator" #t (c:comparator? (c:make-default-comparator)))
 ;; A registered type joins the default comparator, after the built-in types.
