@@ -438,13 +438,17 @@ void define_library(Vm& vm, Value form) {
     } else if (h == "include" || h == "include-ci") {
       for (Value x : included_forms(vm, d, h == "include-ci")) body.push_back(x);
     } else if (h == "include-library-declarations") {
-      for (Value x : included_forms(vm, d, false)) decls.push_back(x);
+      // The declarations take this one's place: a begin after it sees what they define.
+      gc_vector<Value> in = included_forms(vm, d, false);
+      decls.insert(decls.begin() + std::ptrdiff_t(i) + 1, in.begin(), in.end());
     } else if (h == "cond-expand") {
       for (Value c = cdr(d); is_pair(c); c = cdr(c)) {
         if (list_length(car(c)) < 1) fail("cond-expand", d, "bad clause", list({car(c)}));
         Value req = car(car(c));
         if (req == intern("else") || feature_requirement_holds(req, d, &host)) {
-          for (Value x = cdr(car(c)); is_pair(x); x = cdr(x)) decls.push_back(car(x));
+          gc_vector<Value> in;  // in this one's place, as above
+          for (Value x = cdr(car(c)); is_pair(x); x = cdr(x)) in.push_back(car(x));
+          decls.insert(decls.begin() + std::ptrdiff_t(i) + 1, in.begin(), in.end());
           break;
         }
       }

@@ -40,6 +40,10 @@
       (eval '(b:cons 1 2) (environment '(prefix (except (scheme base) car) b:))))
 (test-error "except removes the name" (eval '(b:car '(1)) (environment '(prefix (except (scheme base) car) b:))))
 
+;; include-library-declarations and cond-expand declarations take their own place in the
+;; library: a later begin sees their definitions (they were appended after every declaration).
+(test "declarations spliced in place" '(4 5 11)
+      (eval '(list from-decls after-decls after-cond-expand) (environment '(scheme base) '(testlib ordered))))
 ;; cond-expand's (library ...) agrees with import.
 (test "cond-expand: an imported library" 'yes (cond-expand ((library (geometry points)) 'yes) (else 'no)))
 (test "cond-expand: a library on the path, not yet imported" 'yes
