@@ -59,6 +59,19 @@
 (test "reverse!" '(3 2 1) (reverse! (list 1 2 3)))
 (test "append-reverse" '(3 2 1 4 5) (append-reverse '(1 2 3) '(4 5)))
 (test "append-reverse!" '(3 2 1 4 5) (append-reverse! (list 1 2 3) '(4 5)))
+;; Improper lists are reported under the procedure's name, before anything changes (reverse!
+;; returned (2 1) for (1 2 . 3), and () for 5).
+(test-error-message "reverse! of an improper list" "reverse!: expected a proper list, got (1 2 . 3)"
+                    (reverse! (cons 1 (cons 2 3))))
+(test-error-message "reverse! of a non-list" "reverse!: expected a proper list, got 5" (reverse! 5))
+(test-error-message "append-reverse of an improper list" "append-reverse: expected a proper list"
+                    (append-reverse (cons 1 2) '()))
+(test "append-reverse!: the list is intact after the error" '(1 2 . 3)
+      (let ((l (cons 1 (cons 2 3)))) (guard (e (#t l)) (append-reverse! l '()))))
+(test-error-message "append! of an improper list" "append!: expected a proper list, got 5" (append! 5 (list 1)))
+(test "append! of an improper list leaves the others alone" '(1 2)
+      (let ((a (list 1 2))) (guard (e (#t a)) (append! a (cons 3 4) (list 5)))))
+(test "append!: the last argument may be anything" '(1 . 5) (append! (list 1) 5))
 (test "zip" '((one 1 odd) (two 2 even) (three 3 odd))
       (zip '(one two three) '(1 2 3) '(odd even odd even odd even odd even)))
 (test "zip one" '((1) (2) (3)) (zip '(1 2 3)))

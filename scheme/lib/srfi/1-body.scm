@@ -3,6 +3,11 @@
 (define (%srfi1-error who msg . irritants)
   (apply error (string-append who ": " msg) irritants))
 
+;; Checked before a linear-update procedure changes anything: an improper list (or a non-list)
+;; is reported under the procedure's name with the list intact (reverse! used to drop the tail).
+(define (%check-list who l)
+  (if (not (list? l)) (%srfi1-error who "expected a proper list, got" l)))
+
 (define (%check-index who k)
   (if (not (and (exact-integer? k) (>= k 0)))
       (%srfi1-error who "expected a non-negative exact integer, got" k)))
@@ -153,12 +158,17 @@
 (define (concatenate lists) (apply append lists))
 
 (define (reverse! l)
+  (%check-list "reverse!" l)
   (let loop ((p l) (acc '()))
     (if (pair? p)
         (let ((next (cdr p))) (set-cdr! p acc) (loop next p))
         acc)))
 
 (define (append! . lists)
+  ;; Every list but the last is proper, checked before anything changes.
+  (let check ((ls lists))
+    (if (and (pair? ls) (pair? (cdr ls)))
+        (begin (%check-list "append!" (car ls)) (check (cdr ls)))))
   ;; The last pair of each non-empty list is linked to the next non-empty list.
   (let skip ((ls lists))
     (cond ((null? ls) '())
@@ -175,10 +185,12 @@
 (define (concatenate! lists) (apply append! lists))
 
 (define (append-reverse rev-head tail)
+  (%check-list "append-reverse" rev-head)
   (let loop ((p rev-head) (acc tail))
     (if (pair? p) (loop (cdr p) (cons (car p) acc)) acc)))
 
 (define (append-reverse! rev-head tail)
+  (%check-list "append-reverse!" rev-head)
   (let loop ((p rev-head) (acc tail))
     (if (pair? p)
         (let ((next (cdr p))) (set-cdr! p acc) (loop next p))
