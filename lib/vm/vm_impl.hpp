@@ -201,15 +201,17 @@ struct VmImpl {
     ensure_stack(top);
     return pc;
   }
+  // `nfp`: the call's base, where the stack the continuation keeps ends (not in tail position).
   // `session`: the machine-code run capturing (jit/x64_emit.cpp), 0 from the interpreter. The
   // frames that run's machine calls pushed get kFrameMarked: their return lowers low_frame.
   Value capture(int64_t nfp, const Insn* ret_pc, int64_t dst, bool tail, uint64_t session = 0);
   Value capture_escape(const Insn* ret_pc, int64_t dst, bool tail);
   // The continuation of the kCallCC at pc (vm/proto.hpp): resumes after its slow code with the
-  // value in the call's register, or returns from this frame in tail position.
+  // value in the call's register, or returns from this frame in tail position. The registers
+  // from the slow code's call base (k's register - 1) up are dead where it resumes.
   Value capture_inline(const Insn* pc, uint64_t session = 0) {
     const Insn* resume = callcc_resume_pc(pc);
-    return capture(fp, resume, resume ? pc[1].b : 0, !resume, session);
+    return capture(fp + pc->a - 1, resume, resume ? pc[1].b : 0, !resume, session);
   }
   void set_resume_point(Continuation* k, const Insn* ret_pc, int64_t dst, bool tail);
   const Insn* raise_from_error(Value payload);

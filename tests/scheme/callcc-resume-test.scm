@@ -264,4 +264,21 @@
 (test "call/cc and call-with-current-continuation are one procedure" #t
       (eq? call/cc call-with-current-continuation))
 
+;; A continuation keeps the stack up to its call's base only (VmImpl::capture): the operands
+;; computed before it, right below that base, come back on every re-entry, after deep calls
+;; wrote the stack above.
+(define (operands-below kind)
+  (let ((saved #f) (n 0) (results '()))
+    (let ((r (list 'a (* n 1) 'c (if (eq? kind 'inline)
+                                      (call/cc (lambda (k) (set! saved k) 0))
+                                      (call/cc (let ((f (lambda (k) (set! saved k) 0))) f))))))
+      (set! results (cons r results))
+      (set! n (+ n 1))
+      (deep-sum 1000)
+      (if (< n 3) (saved (* 10 n)) (reverse results)))))
+(test "operands below an inline capture's base survive re-entry" '((a 0 c 0) (a 0 c 10) (a 0 c 20))
+      (operands-below 'inline))
+(test "operands below a call/cc call's base survive re-entry" '((a 0 c 0) (a 0 c 10) (a 0 c 20))
+      (operands-below 'call))
+
 (test-end)
