@@ -165,6 +165,7 @@ QUASI_PRIM(p_gc_stats) {
       entry("bytes-since-gc", GC_get_bytes_since_gc()),
       entry("total-bytes", GC_get_total_bytes()),
       entry("gc-count", GC_get_gc_no()),
+      entry("free-space-divisor", GC_get_free_space_divisor()),
       entry("interned-symbols", interned_symbol_slots()),
   });
 }

@@ -1,4 +1,5 @@
 #include "core/gc.hpp"
+#include "core/gc_pacing.hpp"
 #include "core/gc_threads.hpp"
 
 #include <gc/gc_inline.h>
@@ -140,6 +141,7 @@ void gc_init() {
     // collection marks the whole live heap (the prelude's code among it).
     if (!getenv("GC_INITIAL_HEAP_SIZE")) GC_expand_hp(kInitialHeapBytes);
     mp_set_memory_functions(gmp_alloc, gmp_realloc, gmp_free);
+    gc_start_pacing();
   });
 }
 
