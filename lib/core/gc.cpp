@@ -107,6 +107,9 @@ size_t small_block_bytes(size_t words) {
 }
 
 void* refill_small(size_t words) {
+  // The kinds are made by gc_init: a caller that allocates before it (core/gc.hpp asks it not to)
+  // still gets a set-up collector. One compare per block of objects.
+  if (g_exact_kind < 0) gc_init();
   SmallFreeLists* fl = thread_free_lists();
   void* list = fl->lists[words];
   if (!list) {
