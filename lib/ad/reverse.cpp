@@ -100,6 +100,7 @@ struct Step {
   // (let ((d <placeholder>)) ...), copied and given the if's cotangent where written; or, when the arms' code is
   // large, one pair of arms yielding the vector of outer's cotangents (flag_vector).
   enum Kind : uint8_t { kPrim, kCall, kBranch, kClosure, kWrite, kOwn, kGroup, kFlag };
+  explicit Step(Kind k) : kind(k) {}
   Kind kind;
   Var* x = nullptr;   // the primal result
   Var* pb = nullptr;  // kCall, kBranch: the pullback
