@@ -15,7 +15,7 @@ namespace quasi {
 // vector-fill!, ...) check only when the range is not empty: copying or filling nothing
 // modifies nothing (Guile and Chez accept (string-copy! "abc" 0 "") too).
 inline void check_mutable(const char* who, Value v) {
-  if (v.obj()->immutable()) literal_error(who, v);
+  if (is_immutable_object(v)) literal_error(who, v);
 }
 
 // An index between 0 and limit inclusive (a start or end bound).

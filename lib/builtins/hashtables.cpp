@@ -90,8 +90,8 @@ void set_key(Table* t, Entry* e, Value k) {
     return;
   }
   e->key = k.bits ^ kHide;
-  if (k.is_ptr() && GC_base(k.obj()) == k.obj())
-    GC_general_register_disappearing_link(reinterpret_cast<void**>(&e->key), k.obj());
+  if (is_object(k) && GC_base(object_base(k)) == object_base(k))
+    GC_general_register_disappearing_link(reinterpret_cast<void**>(&e->key), object_base(k));
 }
 
 void kill_entry(Table* t, Entry* e) {

@@ -38,9 +38,9 @@ bool same_bytevector(Value x, Value y) {
 // vector of equal length, to be descended into by the caller).
 int compare_leaf(Value x, Value y) {
   if (x == y) return 1;
-  if (!x.is_ptr() || !y.is_ptr()) return 0;  // distinct immediates, or immediate vs object
-  Type t = x.obj()->type();
-  if (t != y.obj()->type()) return 0;
+  if (!is_object(x) || !is_object(y)) return 0;  // distinct immediates, or immediate vs object
+  Type t = object_type(x);
+  if (t != object_type(y)) return 0;
   switch (t) {
     case Type::Pair:
       return -1;
@@ -221,8 +221,8 @@ uint64_t hash_bytes(const uint8_t* c, int64_t n) {
 // identity, so equal? structures (even cyclic ones) hash the same. With a seed (hash tables),
 // leaves are keyed by it and strings are hashed in full.
 uint64_t hash_rec(Value v, int64_t& budget, int depth, uint64_t seed) {
-  if (!v.is_ptr()) return seed ? mix64(v.bits ^ seed) : mix64(v.bits);
-  switch (v.obj()->type()) {
+  if (!is_object(v)) return seed ? mix64(v.bits ^ seed) : mix64(v.bits);
+  switch (object_type(v)) {
     case Type::Pair: {
       uint64_t h = 0x9a1f ^ seed;
       while (is_pair(v)) {

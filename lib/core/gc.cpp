@@ -89,9 +89,9 @@ namespace {
 // pointer just past an object's end then still keeps that object alive, not the next one), and
 // the collector's NORMAL kind leaves the last word of each object unscanned, since that word
 // holds at most the extra byte. For an object of an odd number of words that is free: the
-// granule's last word is padding either way (a 24-byte pair takes 32 bytes). For an even number
-// the byte costs a whole granule: 32 bytes for a 16-byte box, flonum or closure without free
-// values, 64 for a closure with 4 free values. Those come from a kind of our own (made in
+// granule's last word is padding either way (a 24-byte record takes 32 bytes). For an even number
+// the byte costs a whole granule: 32 bytes for a 16-byte pair, box, flonum or closure without
+// free values, 64 for a closure with 4 free values. Those come from a kind of our own (made in
 // gc_init: scanned whole, cleared when swept) in exact granules: less memory, and fewer blocks
 // for the collector to sweep and rebuild, its per-block cost being most of the allocation cost.
 // No code keeps a small object alive only through a pointer past its end (such a pointer would
@@ -129,6 +129,25 @@ void* refill_small(size_t words) {
   return list;
 }
 
+int g_info_pair_kind = -1;
+
+// A block at a time, as refill_small: the reader makes one per pair it reads.
+void* gc_alloc_info_pair() {
+  if (g_info_pair_kind < 0) gc_init();
+  note_allocation(32);
+  SmallFreeLists* fl = thread_free_lists();
+  void* p = fl->info_pairs;
+  if (!p) {
+    watch_limits(0);
+    GC_generic_malloc_many(32, g_info_pair_kind, &p);
+    if (!p) throw std::bad_alloc();
+    gc_heap_check();
+  }
+  fl->info_pairs = GC_NEXT(p);
+  GC_NEXT(p) = nullptr;
+  return p;
+}
+
 void gc_init() {
   static std::once_flag once;
   std::call_once(once, [] {
@@ -138,6 +157,8 @@ void gc_init() {
     GC_set_warn_proc([](char*, GC_word) {});
     // Length descriptor of 0 bytes plus the object's size (adjust), cleared on reclaim.
     g_exact_kind = int(GC_new_kind(GC_new_free_list(), GC_DS_LENGTH, 1, 1));
+    // Car and cdr scanned (16 bytes from the start), the header-shaped word not.
+    g_info_pair_kind = int(GC_new_kind(GC_new_free_list(), GC_DS_LENGTH | 16, 0, 1));
     if (g_one_thread.load()) GC_set_on_heap_resize(on_heap_resize);
     else GC_allow_register_threads();
     // Start with room to allocate: a tiny heap collects every few hundred kilobytes, and each

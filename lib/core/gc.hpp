@@ -8,6 +8,7 @@
 #define GC_THREADS 1
 #include <gc/gc.h>
 #include <gc/gc_allocator.h>
+#include <gc/gc_mark.h>
 
 #include <new>
 #include <utility>
@@ -56,6 +57,7 @@ constexpr size_t kSmallObjectWords = 8;
 constexpr size_t kSmallListWords = 32;
 struct SmallFreeLists {
   void* lists[kSmallListWords + 1];  // by size in words
+  void* info_pairs;                  // PairInfo cells (gc_alloc_info_pair)
 };
 // Constant-initialized, so access is a plain TLS load (no wrapper call).
 inline thread_local SmallFreeLists* tl_free_lists = nullptr;
@@ -82,6 +84,15 @@ inline void* gc_alloc_small(size_t bytes) {
   }
   return refill_small(words);
 }
+
+// Pairs that carry a header-shaped third word (core/object.hpp, PairInfo) are cells of a kind of
+// their own: 32 bytes, the first two words scanned, the rest not (no pointer there), zeroed,
+// from a per-thread list (SmallFreeLists::info_pairs). gc_is_info_pair(base) asks the collector
+// for the kind of a pair's cell (a lookup in its block table: the price of set-car! and of
+// reading a pair's location).
+void* gc_alloc_info_pair();
+extern int g_info_pair_kind;
+inline bool gc_is_info_pair(const void* base) { return GC_get_kind_and_size(base, nullptr) == g_info_pair_kind; }
 
 template <class T>
 T* gc_alloc_object(Type t, size_t bytes, uint64_t payload = 0) {

@@ -22,6 +22,18 @@ void check_size(const char* who, int64_t length, int64_t element_bytes) {
 }
 }  // namespace
 
+Value cons_info(Value a, Value d, uint64_t header) {
+  PairInfo* p = static_cast<PairInfo*>(gc_alloc_info_pair());
+  p->car = a;
+  p->cdr = d;
+  p->header = header;
+  return make_pair_value(p);
+}
+
+void set_pair_srcloc(Value v, SrcLoc loc) {
+  if (PairInfo* i = pair_info(v)) i->header = (i->header & 0xFFFF) | (loc.pack() << 16);
+}
+
 Value make_string_uninit(int64_t length) {
   check_size("make-string", length, sizeof(uint32_t));
   String* s = static_cast<String*>(gc_alloc_atomic(sizeof(String) + sizeof(uint32_t) * length));

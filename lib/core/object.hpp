@@ -1,9 +1,10 @@
 // object.hpp — layouts of the core heap objects and their constructors and accessors.
 //
-// Each struct starts with Object's header word (see value.hpp). Primitives are in core/prim.hpp,
-// closures, code objects and continuations in core/procedure.hpp; objects that other subsystems
-// own (Port in builtins/, Environment/Identifier/Macro in eval/) are declared there. Variable-length objects keep their length in the header payload and
-// their items inline after the header.
+// Each struct but Pair starts with Object's header word (see value.hpp). Primitives are in
+// core/prim.hpp, closures, code objects and continuations in core/procedure.hpp; objects that
+// other subsystems own (Port in builtins/, Environment/Identifier/Macro in eval/) are declared
+// there. Variable-length objects keep their length in the header payload and their items inline
+// after the header.
 #pragma once
 
 #include <gmp.h>
@@ -21,26 +22,59 @@ namespace quasi {
 
 struct Vm;
 
-// ---- pairs -----------------------------------------------------------------------------------
-// Payload: packed SrcLoc of the datum when read from source (0 otherwise).
-struct Pair : Object {
+// ---- pairs ----------------------------------------------------------------------------------
+// A pair is a headerless cell of two words (value.hpp: the tag, car at [v - 4]). Plain pairs come
+// from the collector's exact two-word kind (gc_alloc_small). Pairs that carry facts, those read
+// from source (their location) and literal constants (kImmutable), are PairInfo cells of another
+// kind (gc_alloc_info_pair: car, cdr and a header-shaped word, the first two scanned); whether a pair is one is a question
+// to the collector (gc_is_info_pair), asked only by mutators and by code after locations.
+struct Pair {
   Value car;
   Value cdr;
 };
+struct PairInfo : Pair {
+  uint64_t header;  // shaped like an object header: Type::Pair, flags, payload = packed SrcLoc
+};
+static_assert(sizeof(Pair) == 16 && sizeof(PairInfo) == 24);
 
+inline Value make_pair_value(Pair* p) { return Value{reinterpret_cast<uint64_t>(p) | Value::kPairTag}; }
 inline Value cons(Value a, Value d) {
-  Pair* p = gc_alloc_object<Pair>(Type::Pair, sizeof(Pair));
+  Pair* p = static_cast<Pair*>(gc_alloc_small(sizeof(Pair)));
   p->car = a;
   p->cdr = d;
-  return make_ptr(p);
+  return make_pair_value(p);
 }
-inline bool is_pair(Value v) { return has_type(v, Type::Pair); }
+// A pair that can carry a source location and the literal flag (header: make_header(Pair, ...)).
+Value cons_info(Value a, Value d, uint64_t header);
+// cons, with loc recorded when known (a PairInfo then).
+inline Value cons_at(Value a, Value d, SrcLoc loc) {
+  return loc.known() ? cons_info(a, d, make_header(Type::Pair, loc.pack())) : cons(a, d);
+}
+inline bool is_pair(Value v) { return v.is_pair(); }
 inline Value car(Value v) { return v.as<Pair>()->car; }  // unchecked
 inline Value cdr(Value v) { return v.as<Pair>()->cdr; }  // unchecked
-inline SrcLoc pair_srcloc(Value v) {
-  return is_pair(v) ? SrcLoc::unpack(v.obj()->payload()) : SrcLoc{};
+// The PairInfo of a pair, or null for a plain pair.
+inline PairInfo* pair_info(Value pair) {
+  return gc_is_info_pair(object_base(pair)) ? static_cast<PairInfo*>(pair.as<Pair>()) : nullptr;
 }
-inline void set_pair_srcloc(Value v, SrcLoc loc) { v.obj()->set_payload(loc.pack()); }
+inline SrcLoc pair_srcloc(Value v) {
+  PairInfo* i = is_pair(v) ? pair_info(v) : nullptr;
+  return i ? SrcLoc::unpack(i->header >> 16) : SrcLoc{};
+}
+// Records loc on a PairInfo; a plain pair has no room for it (make it with cons_at).
+void set_pair_srcloc(Value v, SrcLoc loc);
+inline bool pair_immutable(Value pair) {
+  PairInfo* i = pair_info(pair);
+  return i && (i->header & kImmutable);
+}
+// A literal constant's pair (set-car! and set-cdr! refuse it), at loc when known.
+inline Value cons_immutable(Value a, Value d, SrcLoc loc = {}) {
+  return cons_info(a, d, make_header(Type::Pair, loc.pack()) | kImmutable);
+}
+// Whether v is an object flagged kImmutable (a pair: a literal's PairInfo).
+inline bool is_immutable_object(Value v) {
+  return v.is_pair() ? pair_immutable(v) : v.is_ptr() && v.obj()->immutable();
+}
 
 // ---- strings: Unicode code points, O(1) string-ref -----------------------------------------
 // Payload: length in code points. Atomic memory (no pointers).

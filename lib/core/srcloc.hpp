@@ -1,6 +1,7 @@
 // srcloc.hpp — source locations (file:line:col) and the table of source file names.
 //
-// A location packs into 48 bits so it fits in the header payload of a pair read from source:
+// A location packs into 48 bits so it fits in the header payload (a pair read from source keeps
+// it in its PairInfo's header-shaped word, core/object.hpp):
 //   bits 0..13 column (1-based, clamped), bits 14..35 line (1-based, clamped), bits 36..47 file id.
 // File id 0 means "no location". Ids are process-wide and never reused.
 #pragma once

@@ -8,16 +8,20 @@
 //                                      with a Header whose low byte is its Type
 //   ............................010   character: Unicode code point << 3 | 0b010
 //   ............................110   special constant (#f, #t, '(), unspecified, eof, ...)
-//   ............................100   reserved
+//   ............................100   pair: address of a headerless two-word cell (car, cdr) + 4
 //
 // Heap pointers are untagged so Boehm GC sees exact base pointers. Fixnum arithmetic can add and
 // subtract without untagging (a + b - 1), which the JIT relies on.
+// Pairs carry no header (16 bytes, not 24): pair? is a tag test, car is at [v - 4] and cdr at
+// [v + 4]. The collector recognizes interior pointers, so the tagged word keeps its cell alive.
+// A pair read from source or frozen as a literal is a cell of a second collector kind with a
+// third word shaped like a header (core/object.hpp, PairInfo): its source location and kImmutable.
 //
 // Header word of every heap object:
 //   bits 0..7   Type
 //   bits 8..15  flags (kImmutable, ...)
 //   bits 16..63 payload: the length for strings, vectors, bytevectors, closures (free count),
-//               multiple values; the packed source location for pairs read from source.
+//               multiple values; the packed source location in a PairInfo's header word.
 #pragma once
 
 #include <cstddef>
@@ -35,8 +39,16 @@ struct Value {
 
   constexpr bool is_fixnum() const { return bits & 1; }
   constexpr int64_t fixnum() const { return static_cast<int64_t>(bits) >> 1; }
+  // A pointer to an object with a header (not a pair: see is_object).
   constexpr bool is_ptr() const { return (bits & 7) == 0 && bits != 0; }
-  Object* obj() const { return reinterpret_cast<Object*>(bits); }
+  constexpr bool is_pair() const { return (bits & 7) == kPairTag; }
+  static constexpr uint64_t kPairTag = 4;
+  Object* obj() const {
+#ifdef QUASI_SANITIZED
+    if ((bits & 7) == 4) __builtin_trap();  // a pair has no header: object_type, as<Pair>
+#endif
+    return reinterpret_cast<Object*>(bits);
+  }
   template <class T> T* as() const { return reinterpret_cast<T*>(bits); }
   constexpr bool is_char() const { return (bits & 7) == 2; }
   constexpr char32_t char_code() const { return static_cast<char32_t>(bits >> 3); }
@@ -113,6 +125,20 @@ constexpr uint64_t make_header(Type t, uint64_t payload = 0) {
   return static_cast<uint64_t>(t) | (payload << 16);
 }
 
-inline bool has_type(Value v, Type t) { return v.is_ptr() && v.obj()->type() == t; }
+inline bool has_type(Value v, Type t) {
+  return t == Type::Pair ? v.is_pair() : v.is_ptr() && v.obj()->type() == t;
+}
+// Whether v names a heap object of any type, pairs included, and that object's type.
+inline bool is_object(Value v) { return v.is_ptr() || v.is_pair(); }
+inline Type object_type(Value v) { return v.is_pair() ? Type::Pair : v.obj()->type(); }
+// The address the object starts at (the collector's base pointer).
+inline void* object_base(Value v) { return reinterpret_cast<void*>(v.bits & ~uint64_t(7)); }
+
+// The cell of a pair: v.as<Pair>() untags (every other type's pointer is untagged).
+struct Pair;
+template <>
+inline Pair* Value::as<Pair>() const {
+  return reinterpret_cast<Pair*>(bits - kPairTag);
+}
 
 }  // namespace quasi

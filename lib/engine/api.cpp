@@ -70,8 +70,8 @@ struct Engine::State {
 
 namespace {
 
-// Words that name heap objects (value.hpp: 8-byte aligned pointers, low bits 000) need a root.
-bool names_heap_object(Word w) { return w != 0 && (w & 7) == 0; }
+// Words that name heap objects (core/value.hpp: pointers, low bits 000, and pairs, 100) need a root.
+bool names_heap_object(Word w) { return w != 0 && (w & 3) == 0; }
 
 void retain(EngineLink* link) {
   if (link) link->refs.fetch_add(1, std::memory_order_relaxed);

@@ -785,8 +785,8 @@ Kind kind(Word w) {
   if (v == kNil) return Kind::Null;
   if (v == kUnspecified) return Kind::Unspecified;
   if (v == kEof) return Kind::Eof;
-  if (!v.is_ptr()) return Kind::Other;
-  switch (v.obj()->type()) {
+  if (!is_object(v)) return Kind::Other;
+  switch (object_type(v)) {
     case Type::Pair: return Kind::Pair;
     case Type::Bignum: return Kind::Integer;
     case Type::Ratnum: return Kind::Rational;

@@ -134,8 +134,8 @@ bool contains_identifier(Value v) {
   while (!stack.empty()) {
     Value x = stack.back();
     stack.pop_back();
-    if (!x.is_ptr()) continue;
-    Type t = x.obj()->type();
+    if (!is_object(x)) continue;
+    Type t = object_type(x);
     if (t == Type::Identifier) return true;
     if (t != Type::Pair && t != Type::Vector) continue;
     if (++steps > 100000 && !use_visited) {  // maybe cyclic: restart with a visited set
@@ -159,8 +159,8 @@ bool contains_identifier(Value v) {
 class Stripper {
  public:
   Value strip(Value v, int depth) {
-    if (!v.is_ptr()) return v;
-    Type t = v.obj()->type();
+    if (!is_object(v)) return v;
+    Type t = object_type(v);
     if (t == Type::Identifier) return identifier_symbol(v);
     if (t != Type::Pair && t != Type::Vector) return v;
     auto it = memo_.find(v.bits);
@@ -176,8 +176,7 @@ class Stripper {
       return out;
     }
     // A list: copy its spine iteratively, recursing into the cars.
-    Value head = cons(kFalse, kNil);
-    set_pair_srcloc(head, pair_srcloc(v));
+    Value head = cons_at(kFalse, kNil, pair_srcloc(v));
     memo_[v.bits] = head;
     Value last = head;
     Value p = v;
@@ -193,8 +192,7 @@ class Stripper {
         last.as<Pair>()->cdr = m->second;
         break;
       }
-      Value cell = cons(kFalse, kNil);
-      set_pair_srcloc(cell, pair_srcloc(next));
+      Value cell = cons_at(kFalse, kNil, pair_srcloc(next));
       memo_[next.bits] = cell;
       last.as<Pair>()->cdr = cell;
       last = cell;
@@ -209,37 +207,67 @@ class Stripper {
       memo_;
 };
 
-// Marks everything reachable immutable. An immutable object's contents are already frozen.
-void freeze(Value v) {
+// Makes everything reachable from v immutable and returns v's frozen form. Vectors, strings,
+// bytevectors and pairs that are PairInfo cells (read from source) are flagged in place; a plain
+// pair has no room for the flag (core/object.hpp), so it is replaced by an immutable copy, one per
+// pair, sharing and cycles kept. An immutable object's contents are already frozen.
+Value freeze(Value v) {
+  std::unordered_map<uint64_t, Value, std::hash<uint64_t>, std::equal_to<uint64_t>,
+                     traceable_allocator<std::pair<const uint64_t, Value>>>
+      copies;  // plain pair -> its immutable copy
   gc_vector<Value> stack;
+  gc_vector<Value> containers;  // flagged or copied: their fields may name copied pairs
   stack.push_back(v);
   while (!stack.empty()) {
     Value x = stack.back();
     stack.pop_back();
-    if (!x.is_ptr()) continue;
-    Object* o = x.obj();
-    switch (o->type()) {
+    if (!is_object(x)) continue;
+    switch (object_type(x)) {
       case Type::Pair:
-        if (o->immutable()) break;
-        o->set_immutable();
+        if (PairInfo* info = pair_info(x)) {
+          if (info->header & kImmutable) break;
+          info->header |= kImmutable;
+        } else {
+          if (copies.count(x.bits)) break;
+          copies.emplace(x.bits, cons_immutable(car(x), cdr(x)));
+        }
+        containers.push_back(x);
         stack.push_back(cdr(x));
         stack.push_back(car(x));
         break;
       case Type::Vector: {
+        Object* o = x.obj();
         if (o->immutable()) break;
         o->set_immutable();
+        containers.push_back(x);
         Vector* vec = x.as<Vector>();
         for (int64_t i = 0; i < vec->length(); i++) stack.push_back(vec->items()[i]);
         break;
       }
       case Type::String:
       case Type::Bytevector:
-        o->set_immutable();
+        x.obj()->set_immutable();
         break;
       default:
         break;
     }
   }
+  if (copies.empty()) return v;
+  auto frozen = [&](Value x) {
+    auto it = x.is_pair() ? copies.find(x.bits) : copies.end();
+    return it == copies.end() ? x : it->second;
+  };
+  for (Value x : containers) {
+    if (x.is_pair()) {
+      Pair* c = frozen(x).as<Pair>();  // the copy, or the flagged PairInfo itself
+      c->car = frozen(car(x));
+      c->cdr = frozen(cdr(x));
+    } else {
+      Vector* vec = x.as<Vector>();
+      for (int64_t i = 0; i < vec->length(); i++) vec->items()[i] = frozen(vec->items()[i]);
+    }
+  }
+  return frozen(v);
 }
 
 Value vector_to_list(Value v) {
@@ -259,7 +287,7 @@ Value identifier_symbol(Value id) {
 }
 
 Value syntax_to_datum(Value v) {
-  if (!v.is_ptr()) return v;
+  if (!is_object(v)) return v;
   if (is_identifier_object(v)) return identifier_symbol(v);
   if (!contains_identifier(v)) return v;
   Stripper s;
@@ -267,9 +295,7 @@ Value syntax_to_datum(Value v) {
 }
 
 Value quote_literal(Value v) {
-  Value d = syntax_to_datum(v);
-  freeze(d);
-  return d;
+  return freeze(syntax_to_datum(v));
 }
 
 Value make_identifier(Value name, Scope* scope, Expansion* expansion) {
@@ -582,8 +608,7 @@ void Expander::parse_define(Value x, Value* id, Value* value, bool* has_value) {
   SrcLoc loc = loc_of(x);
   for (int guard = 0; is_pair(target); guard++) {
     if (guard > kMaxDepth) bad_syntax(car(x), x);
-    Value lam = cons(core_id("lambda"), cons(cdr(target), body));
-    if (loc.known()) set_pair_srcloc(lam, loc);
+    Value lam = cons_at(core_id("lambda"), cons(cdr(target), body), loc);
     Value head = car(target);
     if (is_identifier(head)) {
       *id = head;
@@ -1758,13 +1783,10 @@ Value Expander::rw_cond_expand(Value x, Scope* s) {
                     ? true
                     : feature_match(req, x);
     if (take) {
-      Value out = cons(begin, cdr(c));
-      set_pair_srcloc(out, loc_of(x));
-      return out;
+      return cons_at(begin, cdr(c), loc_of(x));
     }
   }
-  Value out = list({begin});
-  set_pair_srcloc(out, loc_of(x));
+  Value out = cons_at(begin, kNil, loc_of(x));
   return out;
 }
 
@@ -1799,8 +1821,7 @@ Value Expander::rw_include(Value x, bool fold_case) {
   }
   Value out = kNil;
   for (size_t i = forms.size(); i-- > 0;) out = cons(forms[i], out);
-  out = cons(core_id("begin"), out);
-  set_pair_srcloc(out, here);
+  out = cons_at(core_id("begin"), out, here);
   return out;
 }
 
@@ -1848,8 +1869,7 @@ Value Expander::rw_define_record_type(Value x, Scope* s) {
   Value q = core_id("quote"), def = core_id("define");
   auto quoted = [&](Value d) { return list({q, d}); };
   auto mkdef = [&](Value name, Value expr) {
-    Value d = list({def, name, expr});
-    set_pair_srcloc(d, loc);
+    Value d = cons_at(def, list({name, expr}), loc);
     return d;
   };
   gc_vector<Value> defs;
@@ -1890,8 +1910,7 @@ Value Expander::rw_define_record_type(Value x, Scope* s) {
   }
   Value out = kNil;
   for (size_t i = defs.size(); i-- > 0;) out = cons(defs[i], out);
-  out = cons(core_id("begin"), out);
-  set_pair_srcloc(out, loc);
+  out = cons_at(core_id("begin"), out, loc);
   return out;
 }
 

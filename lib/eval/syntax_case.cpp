@@ -66,9 +66,7 @@ Value map_leaves(Value v, F& f, int depth, const char* who) {
     gc_vector<Value> cells;
     for (; is_pair(q); q = cdr(q)) cells.push_back(q);
     for (size_t i = items.size(); i-- > 0;) {
-      out = cons(items[i], out);
-      SrcLoc l = pair_srcloc(cells[i]);
-      if (l.known()) set_pair_srcloc(out, l);
+      out = cons_at(items[i], out, pair_srcloc(cells[i]));
     }
     return out;
   }
@@ -340,13 +338,12 @@ Node* Expander::sf_quasisyntax(Value x, Scope* s) {
       out.push_back(self(self, e, level, depth + 1));
     }
     Value r = p == kNil ? kNil : self(self, p, level, depth + 1);
-    for (size_t i = out.size(); i-- > 0;) r = cons(out[i], r);
-    if (is_pair(r)) set_pair_srcloc(r, loc_of(t));
+    for (size_t i = out.size(); i-- > 0;) r = i == 0 ? cons_at(out[i], r, loc_of(t)) : cons(out[i], r);
+    if (out.empty() && is_pair(r)) set_pair_srcloc(r, loc_of(t));
     return r;
   };
   Value tmpl = walk(walk, cadr(x), 0, 0);
-  Value form = list({core_id("syntax"), tmpl});
-  if (loc.known()) set_pair_srcloc(form, loc);
+  Value form = cons_at(core_id("syntax"), list({tmpl}), loc);
   Node* body = sf_syntax(form, inner);
   if (vars.empty()) return body;
   LetNode* let = gc_new<LetNode>(NodeKind::Let, loc);
@@ -372,14 +369,9 @@ Value Expander::rw_with_syntax(Value x, Scope* s) {
     pl = cons(pats[i], pl);
     el = cons(exprs[i], el);
   }
-  Value body = cons(core_id("let"), cons(kNil, cddr(x)));
-  Value out = list({core_id("syntax-case"), cons(core_id("list"), el), kNil, list({pl, body})});
   SrcLoc loc = loc_of(x);
-  if (loc.known()) {
-    set_pair_srcloc(out, loc);
-    set_pair_srcloc(body, loc);
-  }
-  return out;
+  Value body = cons_at(core_id("let"), cons(kNil, cddr(x)), loc);
+  return cons_at(core_id("syntax-case"), list({cons(core_id("list"), el), kNil, list({pl, body})}), loc);
 }
 
 // ---- the run-time side ------------------------------------------------------------------------

@@ -262,8 +262,7 @@ class Rules {
     }
     Value r = p == kNil ? kNil : transcribe(p, b, ell);
     for (size_t i = out.size(); i-- > 0;) {
-      r = cons(out[i], r);
-      if (loc_.known()) set_pair_srcloc(r, loc_);
+      r = cons_at(out[i], r, loc_);
     }
     return r;
   }

@@ -12,8 +12,8 @@ uint64_t integer_bits(Value v) {
 }  // namespace
 
 bool within_fold_limits(Value v) {
-  if (!v.is_ptr()) return true;
-  switch (v.obj()->type()) {
+  if (!is_object(v)) return true;
+  switch (object_type(v)) {
     case Type::String:
       return v.as<String>()->length() <= kMaxFoldStringChars;
     case Type::Bignum:

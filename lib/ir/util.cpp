@@ -181,8 +181,8 @@ bool quiet_primitive(const Primitive* p) {
 
 bool is_frozen_shallow(Value v) {
   if (v.is_fixnum() || v.is_char()) return true;
-  if (!v.is_ptr()) return v != kUnbound && v != kDefault;  // #t #f () unspecified eof
-  switch (v.obj()->type()) {
+  if (!is_object(v)) return v != kUnbound && v != kDefault;  // #t #f () unspecified eof
+  switch (object_type(v)) {
     case Type::Symbol:
     case Type::Flonum:
     case Type::Bignum:
@@ -193,15 +193,15 @@ bool is_frozen_shallow(Value v) {
     case Type::Pair:
     case Type::Vector:
     case Type::Bytevector:
-      return v.obj()->immutable();
+      return is_immutable_object(v);
     default:
       return false;
   }
 }
 
 bool is_frozen_deep(Value v, FrozenCache* cache) {
-  if (!v.is_ptr()) return true;  // fixnums, characters, booleans, '(), other constants
-  switch (v.obj()->type()) {
+  if (!is_object(v)) return true;  // fixnums, characters, booleans, '(), other constants
+  switch (object_type(v)) {
     case Type::Symbol:
     case Type::Flonum:
     case Type::Bignum:
@@ -213,7 +213,7 @@ bool is_frozen_deep(Value v, FrozenCache* cache) {
       return true;
     case Type::String:
     case Type::Bytevector:
-      return v.obj()->immutable();
+      return is_immutable_object(v);
     case Type::Pair:
     case Type::Vector:
       break;
@@ -228,13 +228,13 @@ bool is_frozen_deep(Value v, FrozenCache* cache) {
   while (!stack.empty()) {
     Value x = stack.back();
     stack.pop_back();
-    if (!x.is_ptr()) continue;
-    Type t = x.obj()->type();
+    if (!is_object(x)) continue;
+    Type t = object_type(x);
     if (t != Type::Pair && t != Type::Vector) {
       if (!is_frozen_deep(x, nullptr)) return false;
       continue;
     }
-    if (!x.obj()->immutable()) return false;
+    if (!is_immutable_object(x)) return false;
     if ((cache && cache->count(x.bits)) || !seen.insert(x.bits).second) continue;
     visited.push_back(x.bits);
     if (t == Type::Pair) {

@@ -136,8 +136,9 @@ constexpr int32_t kPrimMaxArgs = int32_t(offsetof(Primitive, max_args));
 constexpr int32_t kPrimVmOp = int32_t(offsetof(Primitive, vm_op));
 constexpr int32_t kClosureProto = int32_t(offsetof(Closure, proto));
 constexpr int32_t kClosureFree = int32_t(sizeof(Closure));
-constexpr int32_t kPairCar = int32_t(offsetof(Pair, car));
-constexpr int32_t kPairCdr = int32_t(offsetof(Pair, cdr));
+// Displacements from a tagged pair (core/value.hpp: the cell's address + 4).
+constexpr int32_t kPairCar = int32_t(offsetof(Pair, car)) - int32_t(Value::kPairTag);
+constexpr int32_t kPairCdr = int32_t(offsetof(Pair, cdr)) - int32_t(Value::kPairTag);
 constexpr int32_t kBoxValue = int32_t(offsetof(Box, value));
 constexpr int32_t kCellValue = int32_t(offsetof(GlobalCell, value));
 constexpr int32_t kFlonumValue = int32_t(offsetof(Flonum, d));
@@ -286,7 +287,7 @@ constexpr int32_t free_list_offset(size_t bytes) {
 constexpr int32_t kPairList = free_list_offset(sizeof(Pair));
 constexpr int32_t kBoxList = free_list_offset(sizeof(Box));
 constexpr int32_t kFlonumList = free_list_offset(sizeof(Flonum));
-static_assert(sizeof(Pair) == 24 && sizeof(Box) == 16 && sizeof(Flonum) == 16 && sizeof(Closure) == 16,
+static_assert(sizeof(Pair) == 16 && sizeof(Box) == 16 && sizeof(Flonum) == 16 && sizeof(Closure) == 16,
               "inline allocation writes every word of these objects");
 
 // A call to a primitive that is not a VM control operation, with a valid argument count.
@@ -570,7 +571,7 @@ class Emitter {
   }
 
   void load_constant(const Gp& dst, Value v) {
-    if (v.is_ptr()) constants_->push_back(v);
+    if (is_object(v)) constants_->push_back(v);
     a_.mov(dst, imm(v.bits));
   }
 
@@ -600,13 +601,14 @@ class Emitter {
   // rax = an object popped from the free list at `list_offset` (rbp), its header written; an empty
   // list jumps to `empty`. Clobbers rcx. The object is only in rax until the caller stores it:
   // no collection can happen in between (nothing here calls out).
+  // header 0: a pair's cell (no header; the caller writes car and cdr over the link).
   void pop_free_list(int32_t list_offset, uint64_t header, const Label& empty) {
     a_.mov(rax, qword_ptr(rbp, list_offset));
     a_.test(rax, rax);
     a_.jz(empty);
     a_.mov(rcx, qword_ptr(rax));
     a_.mov(qword_ptr(rbp, list_offset), rcx);
-    a_.mov(qword_ptr(rax), int32_t(header));
+    if (header) a_.mov(qword_ptr(rax), int32_t(header));
   }
 
   // R[dst] = a new object: the inline pop, then `fill` (rax = the object; may use rcx, rdx) writes
@@ -678,8 +680,16 @@ class Emitter {
     a_.add(dst32, 6);
   }
 
-  // Jumps to `target` when the value in `reg` is not a heap object of `type`.
+  // Jumps to `target` when the value in `reg` is not a heap object of `type`. A pair is its tag
+  // (0b100): the low two bits clear and bit 2 set.
   void check_type(const Gp& reg, Type type, const Label& otherwise) {
+    if (type == Type::Pair) {
+      a_.test(reg.r8(), 3);
+      a_.jnz(otherwise);
+      a_.test(reg.r8(), 4);
+      a_.jz(otherwise);
+      return;
+    }
     a_.test(reg.r8(), 7);
     a_.jnz(otherwise);
     a_.cmp(byte_ptr(reg), uint8_t(type));
@@ -922,12 +932,13 @@ class Emitter {
       case Op::kCons: {
         int32_t x = s.b, y = s.c;
         allocate_into(
-            s.a, kPairList, make_header(Type::Pair), s.index,
+            s.a, kPairList, 0, s.index,
             [=, this] {
               Gp vx = use(x, rcx);
-              a_.mov(qword_ptr(rax, kPairCar), vx);
+              a_.mov(qword_ptr(rax, int32_t(offsetof(Pair, car))), vx);
               Gp vy = use(y, rcx);
-              a_.mov(qword_ptr(rax, kPairCdr), vy);
+              a_.mov(qword_ptr(rax, int32_t(offsetof(Pair, cdr))), vy);
+              a_.or_(rax, int32_t(Value::kPairTag));
             },
             [=, this] {
               ld(rdi, x);
@@ -2201,9 +2212,10 @@ class Emitter {
         // to the collector (they are garbage) and makes the call.
         a_.mov(edx, int32_t(kNil.bits));
         for (int j = s.b; j >= 1; j--) {
-          pop_free_list(kPairList, make_header(Type::Pair), general);
-          a_.mov(qword_ptr(rax, kPairCar), use(s.a + j, rcx));
-          a_.mov(qword_ptr(rax, kPairCdr), rdx);
+          pop_free_list(kPairList, 0, general);
+          a_.mov(qword_ptr(rax, int32_t(offsetof(Pair, car))), use(s.a + j, rcx));
+          a_.mov(qword_ptr(rax, int32_t(offsetof(Pair, cdr))), rdx);
+          a_.or_(rax, int32_t(Value::kPairTag));
           if (j > 1) a_.mov(rdx, rax);
         }
         a_.jmp(store);

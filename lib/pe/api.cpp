@@ -134,13 +134,13 @@ Value freeze_copy(Value root) {
                      traceable_allocator<std::pair<const uint64_t, Value>>> copies;
   gc_vector<Value> todo;  // originals whose copies still need their fields
   auto copy_of = [&](Value v) -> Value {
-    if (!v.is_ptr() || v.obj()->immutable()) return v;
+    if (!is_object(v) || is_immutable_object(v)) return v;
     auto it = copies.find(v.bits);
     if (it != copies.end()) return it->second;
     Value c = v;
-    switch (v.obj()->type()) {
+    switch (object_type(v)) {
       case Type::Pair:
-        c = cons(kFalse, kFalse);
+        c = cons_immutable(kFalse, kFalse);
         todo.push_back(v);
         break;
       case Type::Vector:
@@ -175,8 +175,8 @@ Value freeze_copy(Value root) {
     } else {
       Vector* from = v.as<Vector>();
       for (int64_t i = 0; i < from->length(); i++) c.as<Vector>()->items()[i] = copy_of(from->items()[i]);
+      c.obj()->set_immutable();
     }
-    c.obj()->set_immutable();
   }
   return out;
 }

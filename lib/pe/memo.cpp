@@ -391,7 +391,7 @@ bool hole_covers(const KeyItem& g, const KeyItem& x) {
 }  // namespace
 
 uint64_t Specializer::frozen_hash(Value v) {
-  if (!v.is_ptr() || is_symbol(v)) return equal_hash(v);  // cheaper than the cache
+  if (!is_object(v) || is_symbol(v)) return equal_hash(v);  // cheaper than the cache
   // Frozen data does not change, and keys hold the same pieces of program text again and again
   // (pe-flow's interpreter: hashing them was a tenth of specializing).
   auto it = hash_cache_.find(v.bits);

@@ -56,7 +56,7 @@ class RunnableCode : public ExprVisitor {
 }  // namespace
 
 bool StaticRunner::plain_data(Value v) {
-  if (!v.is_ptr()) return true;
+  if (!is_object(v)) return true;
   // Frozen data cannot change: a verdict of plain holds for the request (a flowchart
   // interpreter passes its program to every static run: ~2,000 walks of it before this cache).
   if (plain_.count(v.bits)) return true;
@@ -69,9 +69,9 @@ bool StaticRunner::plain_data(Value v) {
   while (!stack.empty()) {
     Value x = stack.back();
     stack.pop_back();
-    if (!x.is_ptr()) continue;
+    if (!is_object(x)) continue;
     if (--budget < 0) return false;
-    switch (x.obj()->type()) {
+    switch (object_type(x)) {
       case Type::Symbol:
         if (!x.as<Symbol>()->interned) return false;
         break;
@@ -138,7 +138,7 @@ bool StaticRunner::scan(Node* tree, Value proc, const FrozenCache& written, std:
     ok = ok && check.ok && !check.truncated();
   };
   if (tree) tree_ok(tree);
-  if (proc.is_ptr() && ok) {
+  if (is_object(proc) && ok) {
     seen.insert(proc.bits);
     todo.push_back(proc);
   }

@@ -144,8 +144,8 @@ void print_string(std::string& out, Value str, bool display) {
 
 // Objects whose parts the printer descends into (and which may therefore carry labels).
 bool is_container(Value v) {
-  if (!v.is_ptr()) return false;
-  switch (v.obj()->type()) {
+  if (!is_object(v)) return false;
+  switch (object_type(v)) {
     case Type::Pair: case Type::Vector: case Type::Record: case Type::Box: case Type::Values:
     case Type::Condition:
       return true;
@@ -156,7 +156,7 @@ bool is_container(Value v) {
 
 // The i-th part of a container, false past the last.
 bool child(Value v, int64_t i, Value* out) {
-  switch (v.obj()->type()) {
+  switch (object_type(v)) {
     case Type::Pair:
       if (i > 1) return false;
       *out = i == 0 ? car(v) : cdr(v);
@@ -351,7 +351,7 @@ class Printer {
       else write_char(out_, v.char_code());
       return check();
     }
-    if (!v.is_ptr()) {
+    if (!is_object(v)) {
       switch (v.bits) {
         case kFalse.bits: return emit("#f");
         case kTrue.bits: return emit("#t");
@@ -373,7 +373,7 @@ class Printer {
       out_ += "#" + std::to_string(n) + "=";
       check();
     }
-    switch (v.obj()->type()) {
+    switch (object_type(v)) {
       case Type::Pair: {
         static const Value kQuote = intern("quote"), kQuasi = intern("quasiquote"),
                            kUnquote = intern("unquote"), kSplice = intern("unquote-splicing");

@@ -614,14 +614,11 @@ bool Reader::Impl::deliver(Value& v, SrcLoc& vloc) {
           return false;
         }
         if (f.state == kDotDone) fail(vloc, "more than one datum after '.' in list");
-        Value p = cons(v, kNil);
-        if (f.head == kNil) {
-          set_pair_srcloc(p, f.loc);
-          f.head = p;
-        } else {
-          set_pair_srcloc(p, vloc);
-          f.tail.as<Pair>()->cdr = p;
-        }
+        // Every pair of a list records where its element starts (the first, where the list
+        // does): a PairInfo cell, 32 bytes as a plain pair of the old layout was.
+        Value p = cons_at(v, kNil, f.head == kNil ? f.loc : vloc);
+        if (f.head == kNil) f.head = p;
+        else f.tail.as<Pair>()->cdr = p;
         f.tail = p;
         return false;
       }
@@ -640,10 +637,7 @@ bool Reader::Impl::deliver(Value& v, SrcLoc& vloc) {
         Value sym = f.head;
         SrcLoc at = f.loc;
         stack_.pop_back();
-        Value inner = cons(v, kNil);
-        set_pair_srcloc(inner, vloc);
-        v = cons(sym, inner);
-        set_pair_srcloc(v, at);
+        v = cons_at(sym, cons_at(v, kNil, vloc), at);
         vloc = at;
         continue;
       }

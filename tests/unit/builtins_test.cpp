@@ -67,6 +67,7 @@ Value str(const char* s) { return make_string_utf8(s); }
 Value sym(const char* s) { return intern(s); }
 std::string text(Value s) { return string_to_utf8(s); }
 Value literal(Value v) {
+  if (is_pair(v)) return cons_immutable(car(v), cdr(v));  // a plain pair has no room for the flag
   v.obj()->set_immutable();
   return v;
 }
