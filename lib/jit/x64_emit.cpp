@@ -1549,6 +1549,10 @@ class Emitter {
     a_.mov(rcx, slot(s.a + 1));
     a_.mov(slot(s.a), rcx);
     a_.mov(slot(s.a + 1), rax);
+    // A tail call skips copying an argument that R[1] already holds (arg_in_place): for
+    // (define (cc f) (call/cc f)), R[a+1] was moved from R[1]. Now R[a+1] is k, not f, so R[1]
+    // must be k too, or f is called with itself.
+    if (tail && arg_in_place(s, 1, true)) a_.mov(slot(1), rax);
     a_.jmp(retry);
     a_.bind(not_cc);
   }

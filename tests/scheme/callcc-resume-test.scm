@@ -281,4 +281,27 @@
 (test "operands below a call/cc call's base survive re-entry" '((a 0 c 0) (a 0 c 10) (a 0 c 20))
       (operands-below 'call))
 
+;; (call/cc f) in tail position where f is the caller's own parameter: machine code skipped moving
+;; the argument down (R[1] already held f) after the capture had replaced it by k, so f was called
+;; with itself (review D6: under QUASI_JIT=force, re-entering through `saved` called gk again).
+(define (return-arg x) x)
+(define (tail-cc f) (call/cc f))
+(test "tail (call/cc f) of a parameter passes k, hot" #t
+      (let loop ((i 0))
+        (cond ((= i 3000) #t)
+              ((eq? (tail-cc return-arg) return-arg) #f)
+              (else (loop (+ i 1))))))
+(define d6-saved #f)
+(define (d6-keep k) (set! d6-saved k) 0)
+(d6-keep 1)
+(define (d6-through) (tail-cc d6-keep))
+(define (d6-reenter)
+  (let ((n 0) (results '()))
+    (let ((r (list 'a (d6-through) 'e)))
+      (set! results (cons r results))
+      (set! n (+ n 1))
+      (if (< n 3) (d6-saved (* 10 n)) (reverse results)))))
+(test "re-entry through a tail (call/cc f) of a parameter" '((a 0 e) (a 10 e) (a 20 e)) (d6-reenter))
+(test "and again, compiled" '((a 0 e) (a 10 e) (a 20 e)) (d6-reenter))
+
 (test-end)
