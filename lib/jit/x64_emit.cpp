@@ -315,31 +315,6 @@ uint64_t rt_capture(VmImpl* vm, const Insn* call_pc, int64_t flags, uint64_t ses
   });
 }
 
-// The continuation of the kCallCC at `pc` (VmImpl::capture_inline), captured from machine code
-// in run `session`; 0 hands the instruction to the interpreter, which repeats it.
-uint64_t rt_capture_inline(VmImpl* vm, const Insn* pc, uint64_t session) noexcept {
-  return or_zero([&] { return vm->capture_inline(pc, session); });
-}
-
-// A continuation k called from machine code with argc values at args: reinstated as
-// VmImpl::enter does it when no dynamic-wind extent or handler stack has to change, and the
-// continuation belongs to this run. Returns the pc to resume at in the VM state it set up (fp,
-// top, cur_proto, nframes), 1 when the continuation returned through a barrier frame (the run
-// ends, the value in barrier_value), 0 to hand the call to the interpreter (other extents, other
-// runs, errors): nothing was changed then.
-uint64_t rt_continue(VmImpl* vm, uint64_t kbits, int64_t argc, Value* args) noexcept {
-  Continuation* k = Value{kbits}.as<Continuation>();
-  if (k->run_id != vm->run_id) return 0;
-  if (vm->dynamic_state_differs(k)) return 0;
-  try {
-    Value v = argc == 1 ? args[0] : make_values(argc, args);
-    const Insn* pc = vm->reinstate(k, v);
-    return pc ? reinterpret_cast<uint64_t>(pc) : 1;
-  } catch (...) {
-    return 0;
-  }
-}
-
 // ---- the emitter ----------------------------------------------------------------------------
 
 class Emitter {
@@ -1508,7 +1483,7 @@ class Emitter {
 
   // The callee in rax is a continuation, call/cc or %call/ec (out of line, before
   // call_primitive): done without leaving machine code. A continuation is reinstated by the
-  // runtime (rt_continue) and the run goes on at its resume point (resume_); call/cc captures
+  // runtime (jit_continue) and the run goes on at its resume point (resume_); call/cc captures
   // (rt_capture), then R[a] = f, R[a+1] = k and the call starts over at `retry` as a call of f
   // with one argument (so f is called exactly as the interpreter would call it, and an exit from
   // there hands the interpreter that very call). Anything else falls through.
@@ -1521,7 +1496,7 @@ class Emitter {
     a_.mov(rsi, rax);
     a_.mov(edx, int32_t(s.b));
     a_.lea(rcx, slot(s.a + 1));
-    call_runtime(reinterpret_cast<const void*>(&rt_continue), false);
+    call_runtime(reinterpret_cast<const void*>(&jit_continue), false);
     a_.test(rax, rax);
     a_.jz(exit);
     a_.jmp(resume_);
@@ -1568,13 +1543,13 @@ class Emitter {
     a_.mov(rdi, rbx);
     a_.mov(rsi, imm(reinterpret_cast<uint64_t>(p_->code + s.index)));
     a_.mov(rdx, r14);
-    call_runtime(reinterpret_cast<const void*>(&rt_capture_inline));
+    call_runtime(reinterpret_cast<const void*>(&jit_capture_inline));
     a_.test(rax, rax);
     a_.jz(exit_label(s.index, false));
     st(s.a, rax);
   }
 
-  // Goes on where rt_continue left the VM (rax = the pc, or 1 after a barrier frame): at that
+  // Goes on where jit_continue left the VM (rax = the pc, or 1 after a barrier frame): at that
   // pc's entry in the resumed procedure's machine code, with a fresh machine stack and a new
   // session (no frame now on the VM stack may `ret`: the return addresses are gone), or in the
   // interpreter.

@@ -243,4 +243,15 @@ struct VmImpl {
   SrcLoc error_location() const;             // error_pc's location, or user_location() when that is in library code
 };
 
+// Machine code's continuation operations (jit/x64_emit.cpp calls them; defined beside capture
+// and reinstate, which they inline). jit_capture_inline: the continuation of the kCallCC at pc,
+// captured in JIT run `session`; 0 hands the instruction to the interpreter, which repeats it.
+// jit_continue: continuation k called with argc values at args, reinstated as VmImpl::enter does
+// it when no dynamic-wind extent or handler stack has to change and k belongs to this run.
+// Returns the pc to resume at in the VM state it set up (fp, top, cur_proto, nframes), 1 when k
+// returned through a barrier frame (the run ends, the value in barrier_value), 0 to hand the
+// call to the interpreter (other extents, other runs, errors): nothing was changed then.
+uint64_t jit_capture_inline(VmImpl* vm, const Insn* pc, uint64_t session) noexcept;
+uint64_t jit_continue(VmImpl* vm, uint64_t kbits, int64_t argc, Value* args) noexcept;
+
 }  // namespace quasi

@@ -304,4 +304,67 @@
 (test "re-entry through a tail (call/cc f) of a parameter" '((a 0 e) (a 10 e) (a 20 e)) (d6-reenter))
 (test "and again, compiled" '((a 0 e) (a 10 e) (a 20 e)) (d6-reenter))
 
+;; ---- the shapes reinstate takes without walking the chains (vm/stack.cpp) ---------------------
+
+;; Three continuations captured at the bottom of recursions of different depths, each frame with
+;; its own registers; then re-entered in `order` with a deep call reusing the stack before each
+;; re-entry. Re-entering the one made or entered last (k == shared_k, also twice in a row) and
+;; the others (siblings: their chains meet one link up) must each bring back exactly its own
+;; frames. `wind?`: the captures are inside dynamic-wind extents, so each re-entry from outside
+;; leaves and enters extents first (trace). Expected values come from plain-level, which computes
+;; the same lists without continuations.
+(define (plain-level d tag v)
+  (if (= d 0) (list tag v) (cons (+ (* 10 d) tag) (plain-level (- d 1) tag v))))
+(define (reentry-shapes order wind?)
+  (let ((ks (make-vector 3 #f)) (results '()) (trace '()) (todo order))
+    (define (note x) (set! trace (cons x trace)))
+    (define (bottom tag)
+      (call/cc (lambda (k) (if (not (vector-ref ks tag)) (vector-set! ks tag k)) 0)))
+    (define (level d tag)
+      (if (= d 0)
+          (list tag (if wind?
+                        (dynamic-wind (lambda () (note (list 'in tag)))
+                                      (lambda () (bottom tag))
+                                      (lambda () (note (list 'out tag))))
+                        (bottom tag)))
+          (let* ((a (+ (* 10 d) tag)) (r (level (- d 1) tag)))
+            (cons a r))))
+    (define (record! r) (set! results (cons r results)))
+    (if (not (vector-ref ks 0)) (record! (level 3 0)))
+    (if (not (vector-ref ks 1)) (record! (level 2 1)))
+    (if (not (vector-ref ks 2)) (record! (level 4 2)))
+    (if (pair? todo)
+        (let ((i (car todo)))
+          (set! todo (cdr todo))
+          (deep-sum 300)
+          ((vector-ref ks i) (+ 100 (length todo))))
+        (list (reverse results) (length trace)))))
+(define (reentry-shapes-expected order wind?)
+  (let loop ((o order) (acc (list (plain-level 4 2 0) (plain-level 2 1 0) (plain-level 3 0 0))))
+    (if (null? o)
+        (list (reverse acc) (if wind? (* 2 (+ 3 (length order))) 0))
+        (loop (cdr o) (cons (plain-level (case (car o) ((0) 3) ((1) 2) (else 4)) (car o) (+ 100 (length (cdr o)))) acc)))))
+(define shapes-order '(2 2 1 1 0 2 0 1 2 2 0 0 1))
+(test "re-entry: the last k again, twice in a row, and its siblings"
+      (reentry-shapes-expected shapes-order #f) (reentry-shapes shapes-order #f))
+(test "the same, compiled" (reentry-shapes-expected shapes-order #f) (reentry-shapes shapes-order #f))
+(test "the same with the captures inside dynamic-wind extents"
+      (reentry-shapes-expected shapes-order #t) (reentry-shapes shapes-order #t))
+(test "a 200-step order, hot" (reentry-shapes-expected (map (lambda (i) (modulo (* i i 7) 3)) (iota 200)) #f)
+      (reentry-shapes (map (lambda (i) (modulo (* i i 7) 3)) (iota 200)) #f))
+
+;; A k re-entered from inside the body that made it (k == shared_k, nothing returned since) and
+;; from a deeper frame of the body (the frames above k's were pushed since), in a loop.
+(define (reenter-own n)
+  (let loop ((i 0) (acc 0))
+    (if (= i n)
+        acc
+        (let* ((x (* i 3))
+               (v (call/cc (lambda (k) (if (even? i) (k (+ x 1)) (+ 1 (deep-call k x 20)))))))
+          (loop (+ i 1) (+ acc v x))))))
+(define (deep-call k x d) (if (= d 0) (k (+ x 2)) (+ 1 (deep-call k x (- d 1)))))
+(test "k re-entered from its own body and from deeper frames" 
+      (let loop ((i 0) (acc 0)) (if (= i 500) acc (loop (+ i 1) (+ acc (* 2 (* i 3)) (if (even? i) 1 2)))))
+      (reenter-own 500))
+
 (test-end)
