@@ -68,6 +68,14 @@ struct Proto : Object {
 
 inline bool is_closure(Value v) { return has_type(v, Type::Closure); }
 
+// The clause of a (case-)lambda's code that a call with argc arguments runs: the first whose
+// arity accepts argc (exactly nparams, or at least nparams with a rest list); null when none
+// does (an arity error). The interpreter's calls and the JIT's compiled calls both choose by it.
+inline Proto* clause_accepting(Proto* p, int64_t argc) {
+  while (p && !(argc == p->nparams || (p->has_rest && argc >= p->nparams))) p = p->next_clause;
+  return p;
+}
+
 struct Closure : Object {  // payload: number of free values
   Proto* proto;
   Value* free() { return reinterpret_cast<Value*>(this + 1); }

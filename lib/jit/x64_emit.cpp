@@ -279,6 +279,22 @@ uint64_t rt_box(uint64_t v) noexcept { return or_zero([&] { return make_box(Valu
 uint64_t rt_flonum(double d) noexcept { return or_zero([&] { return make_flonum(d); }); }
 uint64_t rt_closure(Proto* p, Value* R) noexcept { return or_zero([&] { return close_over(p, R); }); }
 
+// The clause of a closure's code (`first`, its Proto) that a call with argc arguments runs, when
+// that clause has machine code; else null (no clause accepts argc, which the interpreter reports,
+// or the clause is not compiled yet).
+Proto* rt_compiled_clause(Proto* first, int64_t argc) noexcept {
+  Proto* p = clause_accepting(first, argc);
+  return p && p->jit ? p : nullptr;
+}
+// A rest-argument clause's list: args[0..n) in a new list (0: out of memory).
+uint64_t rt_rest_list(const Value* args, int64_t n) noexcept {
+  return or_zero([&] {
+    Value list = kNil;
+    for (int64_t k = n; k-- > 0;) list = cons(args[k], list);
+    return list;
+  });
+}
+
 // Inline allocation pops this thread's free list of the object's size (core/gc.hpp) and writes
 // every word of the object; the routines above run only when the list is empty (they refill it).
 constexpr int32_t free_list_offset(size_t bytes) {
@@ -1463,9 +1479,9 @@ class Emitter {
   // ---- calls and returns ----
 
   // rax = the callee (R[a]); on success leaves rsi = its Proto, rdx = its JitCode. A primitive
-  // goes to `primitive`; anything but a compiled closure of fixed arity taking `argc` arguments
-  // goes to the interpreter.
-  void check_compiled_callee(const Step& s, const Label& exit, const Label& primitive) {
+  // goes to `primitive`; a closure whose first clause is not of fixed arity `argc` to `clauses`
+  // (with rsi = that clause); anything else but a compiled closure goes to the interpreter.
+  void check_compiled_callee(const Step& s, const Label& exit, const Label& primitive, const Label& clauses) {
     a_.mov(rax, slot(s.a));  // the call has stored the pinned registers
     a_.test(al, 7);
     a_.jnz(exit);
@@ -1473,12 +1489,82 @@ class Emitter {
     a_.jne(primitive);
     a_.mov(rsi, qword_ptr(rax, kClosureProto));
     a_.cmp(dword_ptr(rsi, kProtoNparams), int32_t(s.b));
-    a_.jne(exit);
+    a_.jne(clauses);
     a_.cmp(byte_ptr(rsi, kProtoHasRest), 0);
-    a_.jne(exit);
+    a_.jne(clauses);
     a_.mov(rdx, qword_ptr(rsi, kProtoJit));
     a_.test(rdx, rdx);
     a_.jz(exit);
+  }
+
+  // Out of line, after check_compiled_callee found the first clause (rsi) not of fixed arity
+  // argc: rsi = the clause the call runs (clause_accepting), rdx = its JitCode, or the
+  // interpreter (no clause accepts argc: it reports the arity error naming the procedure; the
+  // clause has no machine code yet: it runs it and counts it hot). A fixed-arity clause goes on
+  // at `fixed`, the common path; a rest clause continues here with r10 = its rest list, made
+  // from the arguments after its parameters, which the caller stores only once nothing can hand
+  // the call back to the interpreter (a hand-over re-executes the call on untouched arguments).
+  void select_clause(const Step& s, const Label& exit, const Label& fixed) {
+    a_.mov(rdi, rsi);
+    a_.mov(esi, int32_t(s.b));
+    call_runtime(reinterpret_cast<const void*>(&rt_compiled_clause), false);
+    a_.test(rax, rax);
+    a_.jz(exit);
+    a_.mov(rsi, rax);
+    a_.mov(rdx, qword_ptr(rsi, kProtoJit));
+    a_.cmp(byte_ptr(rsi, kProtoHasRest), 0);
+    a_.je(fixed);
+    a_.push(rsi);  // two words: rsp stays 16-byte aligned for the routine
+    a_.push(rdx);
+    a_.movsxd(rcx, dword_ptr(rsi, kProtoNparams));
+    a_.lea(rdi, ptr(r12, rcx, 3, (int32_t(s.a) + 1) * 8));
+    a_.mov(esi, int32_t(s.b));
+    a_.sub(rsi, rcx);
+    call_runtime(reinterpret_cast<const void*>(&rt_rest_list), false);
+    a_.pop(rdx);
+    a_.pop(rsi);
+    a_.test(rax, rax);
+    a_.jz(exit);
+    a_.mov(r10, rax);
+  }
+
+  // r10 = a new list of R[first..first+count) (a known rest-argument callee's rest list): up to
+  // kMaxInlineList pairs popped inline from the last, or, when the free list runs empty on the
+  // way or the list is longer, the whole list made by rt_rest_list (pairs popped so far are
+  // garbage); out of memory goes to
+  // `exit`. Clobbers rax, rcx, rdx, and the caller-saved registers on the slow path: only where
+  // the call has stored the pinned registers.
+  void rest_list(int first, int count, const Label& exit) {
+    if (count == 0) {
+      a_.mov(r10d, int32_t(kNil.bits));
+      return;
+    }
+    Label done = a_.newLabel();
+    auto by_routine = [this, first, count, exit, done] {
+      a_.lea(rdi, slot(first));
+      a_.mov(esi, count);
+      call_runtime(reinterpret_cast<const void*>(&rt_rest_list), false);
+      a_.test(rax, rax);
+      a_.jz(exit);
+      a_.mov(r10, rax);
+      a_.jmp(done);
+    };
+    if (count > kMaxInlineList) {  // as `list`: longer ones by the routine (code size)
+      by_routine();
+      a_.bind(done);
+      return;
+    }
+    Label empty = slow_path(by_routine);
+    a_.mov(edx, int32_t(kNil.bits));
+    for (int j = count - 1; j >= 0; j--) {
+      pop_free_list(kPairList, 0, empty);
+      a_.mov(qword_ptr(rax, int32_t(offsetof(Pair, car))), use(first + j, rcx));
+      a_.mov(qword_ptr(rax, int32_t(offsetof(Pair, cdr))), rdx);
+      a_.or_(rax, int32_t(Value::kPairTag));
+      a_.mov(rdx, rax);
+    }
+    a_.mov(r10, rdx);
+    a_.bind(done);
   }
 
   // The callee in rax is a continuation, call/cc or %call/ec (out of line, before
@@ -1651,23 +1737,41 @@ class Emitter {
     general_call(s, exit, primitive, retry, true);
   }
 
-  // A call of whatever R[a] holds: checked for a compiled closure of matching fixed arity (else
-  // the primitive path or the interpreter), then the frame and the machine call.
+  // A call of whatever R[a] holds: checked for a compiled closure (else the primitive path or
+  // the interpreter), then the frame and the machine call. The clause of fixed arity argc is
+  // this path; another clause is chosen out of line (select_clause), and a rest clause is
+  // called from there with its list.
   void general_call(const Step& s, const Label& exit, const Label& primitive, const Label& retry, bool falls_through) {
+    Label fixed = a_.newLabel();
+    Label clauses = slow_path([this, s, exit, fixed] {
+      select_clause(s, exit, fixed);
+      // r8 = the rest parameter's slot in the callee's frame.
+      a_.movsxd(rcx, dword_ptr(rsi, kProtoNparams));
+      a_.lea(r8, ptr(r12, rcx, 3, (int32_t(s.a) + 1) * 8));
+      enter_general(s, exit, false, [this] { a_.mov(qword_ptr(r8), r10); });
+    });
     a_.bind(retry);
-    check_compiled_callee(s, exit, primitive);
+    check_compiled_callee(s, exit, primitive, clauses);
+    a_.bind(fixed);
+    enter_general(s, exit, falls_through, nullptr);
+  }
+
+  // With rsi = the callee's Proto and rdx = its JitCode: the frame and the machine call.
+  void enter_general(const Step& s, const Label& exit, bool falls_through, const std::function<void()>& before_record) {
     // Room for the callee's frame and one more VM frame (the interpreter's limits).
     a_.movsxd(rcx, dword_ptr(rsi, kProtoNregs));
     caller_fp(rdi);
     a_.lea(r9, ptr(rdi, rcx, 0, int32_t(s.a) + 1));  // the callee's top + 1
     enter_callee(s, exit, [this] { a_.jmp(qword_ptr(rdx, kJitEntry0)); }, [this] { a_.call(qword_ptr(rdx, kJitEntry0)); },
-                 falls_through);
+                 falls_through, before_record);
   }
 
   // A callee known_call can guard: the closure itself (from a global or a constant), or only
   // its Proto (from a free slot the compiler says holds a letrec-bound lambda, Proto::free_protos).
+  // `proto` is the clause the call runs (clause_accepting), `first` the closure's own Proto.
   struct Known {
     Value closure{0};
+    Proto* first = nullptr;
     Proto* proto = nullptr;
   };
 
@@ -1681,11 +1785,17 @@ class Emitter {
     Proto* q = callee.proto;
     bool self = q == p_;
     Label exit = exit_label(s.index, false);
+    std::function<void()> store_rest;
+    if (q->has_rest) {
+      int first = s.a + 1 + q->nparams;
+      rest_list(first, s.b - q->nparams, exit);
+      store_rest = [this, first] { a_.mov(slot(first), r10); };
+    }
     known_guard(s, callee, general, checked);
     caller_fp(rdi);
     a_.lea(r9, ptr(rdi, int32_t(s.a) + q->nregs + 1));  // the callee's top + 1
-    if (self) enter_callee(s, exit, [this] { a_.jmp(entry0_); }, [this] { a_.call(entry0_); }, true);
-    else enter_callee(s, exit, [this] { a_.jmp(qword_ptr(rdx, kJitEntry0)); }, [this] { a_.call(qword_ptr(rdx, kJitEntry0)); }, true);
+    if (self) enter_callee(s, exit, [this] { a_.jmp(entry0_); }, [this] { a_.call(entry0_); }, true, store_rest);
+    else enter_callee(s, exit, [this] { a_.jmp(qword_ptr(rdx, kJitEntry0)); }, [this] { a_.call(qword_ptr(rdx, kJitEntry0)); }, true, store_rest);
   }
 
   // Jumps to `general` unless R[a] is still `callee` (for a callee known only by its Proto, a
@@ -1704,7 +1814,8 @@ class Emitter {
       if (q != p_) a_.mov(rcx, imm(reinterpret_cast<uint64_t>(q)));
     } else {
       ld(rax, s.a);
-      check_closure_of(rax, q, general);
+      check_closure_of(rax, callee.first, general);
+      if (q != callee.first && q != p_) a_.mov(rcx, imm(reinterpret_cast<uint64_t>(q)));
     }
     if (q == p_) {
       check_self_code(general);
@@ -1721,6 +1832,7 @@ class Emitter {
   // procedure's checks only its known frame size (after the call has stored the pinned registers).
   void known_tail_call(const Step& s, Known callee, const Label& general, bool checked) {
     Proto* q = callee.proto;
+    if (q->has_rest) rest_list(s.a + 1 + q->nparams, s.b - q->nparams, exit_label(s.index, false));
     known_guard(s, callee, general, checked);
     if (q == p_) {
       self_tail_jump(s);
@@ -1736,6 +1848,7 @@ class Emitter {
         a_.mov(r8, slot(s.a + k));
         a_.mov(slot(k), r8);
       }
+      if (q->has_rest) a_.mov(slot(1 + q->nparams), r10);
       a_.jmp(qword_ptr(rdx, kJitEntry0));
     }
     a_.bind(general);
@@ -1800,18 +1913,21 @@ class Emitter {
 
   // The closure R[a] was loaded with just before this call when it is a known callee for
   // known_call (a compiled procedure or one that may be compiled, or this very code), else none.
+  // The clause is chosen by the call's argument count (a case-lambda's); a rest clause gets its
+  // list made at the call (known_call, known_tail_call), but not a self call (the self tail jump
+  // moves arguments into homes): the general call makes that one.
   Known known_closure(const Step& s) {
     Known k;
     if (Proto* fp = free_slot_proto(s)) {
-      k.proto = fp;
+      k.first = fp;
     } else {
       Value v = loaded_value(s, true);
       if (v.bits == 0 || !is_closure(v)) return Known{};
       k.closure = v;
-      k.proto = v.as<Closure>()->proto;
+      k.first = v.as<Closure>()->proto;
     }
-    Proto* q = k.proto;
-    if (q->nparams != int32_t(s.b) || q->has_rest) return Known{};
+    Proto* q = k.proto = clause_accepting(k.first, s.b);
+    if (!q || (q == p_ && q->has_rest)) return Known{};
     // Another procedure's code need not exist yet (it is often compiled after its caller: ev
     // before lookup); the guard looks at its Proto's code on every call (known_guard).
     if (q != p_ && q->jit_state == kJitFailed) return Known{};
@@ -1841,14 +1957,17 @@ class Emitter {
   // machine stack is small, else by `jump`, out of line, with session 0 in the frame (its
   // return goes through the entries table). Unless `falls_through`, ends with a jump to the
   // next instruction.
+  // `before_record`, when given, runs once the limits are checked (nothing hands the call back
+  // after it): it stores a rest list (r10) in the callee's frame.
   void enter_callee(const Step& s, const Label& exit, const std::function<void()>& jump,
-                    const std::function<void()>& call_insn, bool falls_through) {
+                    const std::function<void()>& call_insn, bool falls_through,
+                    const std::function<void()>& before_record = nullptr) {
     Label deep = slow_path([this, s, jump] {
       a_.mov(qword_ptr(r13, kFrameSession - kFrameSize), 0);
       a_.lea(r12, ptr(r12, int32_t(s.a) * 8));
       jump();
     });
-    push_call_frame(s, exit, deep);
+    push_call_frame(s, exit, deep, before_record);
     machine_call(s, call_insn, falls_through);
   }
 
@@ -1862,9 +1981,9 @@ class Emitter {
   // own limit goes to the interpreter, a machine stack past jit_stack_floor pushes the frame
   // and goes to `deep`, and anything else (the bound is conservative: frames pushed by `deep`
   // jumps use no machine stack) comes back.
-  void push_call_frame(const Step& s, const Label& exit, const Label& deep) {
+  void push_call_frame(const Step& s, const Label& exit, const Label& deep, const std::function<void()>& before_record) {
     Label back = a_.newLabel();
-    Label past = slow_path([this, s, exit, deep, back] {
+    Label past = slow_path([this, s, exit, deep, back, before_record] {
       a_.imul(r11, qword_ptr(rbx, kVmFramesSoftLimit), kFrameSize);
       a_.add(r11, qword_ptr(rbx, kVmFrames));
       a_.cmp(r13, r11);
@@ -1872,6 +1991,7 @@ class Emitter {
       a_.cmp(rsp, qword_ptr(rbx, kVmJitStackFloor));
       a_.jae(back);
       check_stack_room(exit);
+      if (before_record) before_record();
       write_frame_record(s);
       a_.jmp(deep);
     });
@@ -1879,6 +1999,7 @@ class Emitter {
     a_.jae(past);
     a_.bind(back);
     check_stack_room(exit);
+    if (before_record) before_record();
     write_frame_record(s);
   }
 
@@ -2381,8 +2502,20 @@ class Emitter {
     else if (self_ && self_tail_hint(p_, lp_.steps, lp_.label, k)) hinted_self_tail_call(s);
     flush(pinned_live_in(k));
     if (callee.proto && !known_self) known_tail_call(s, callee, general, checked);
+    Label fixed = a_.newLabel();
+    Label clauses = slow_path([this, s, exit, fixed] {
+      select_clause(s, exit, fixed);
+      general_tail_call(s, exit, true);
+    });
     a_.bind(retry);
-    check_compiled_callee(s, exit, primitive);
+    check_compiled_callee(s, exit, primitive, clauses);
+    a_.bind(fixed);
+    general_tail_call(s, exit, false);
+  }
+
+  // With rsi = the callee's Proto and rdx = its JitCode (and r10 = the list of a rest clause,
+  // `rest`): the callee's frame replaces this one, and a jump to its code.
+  void general_tail_call(const Step& s, const Label& exit, bool rest) {
     // The callee's frame replaces this one at the same fp: when it is no larger, it uses no new
     // stack (this frame's top was checked and is below the high-water mark, which only a reset
     // lowers), so only a larger one is checked. (The interpreter checks every tail call against
@@ -2401,6 +2534,12 @@ class Emitter {
       if (j > 0 && arg_in_place(s, j, true)) continue;
       a_.mov(r8, slot(s.a + j));
       a_.mov(slot(j), r8);
+    }
+    if (rest) {
+      a_.movsxd(rcx, dword_ptr(rsi, kProtoNparams));
+      a_.mov(ptr(r12, rcx, 3, 8), r10);
+      a_.jmp(qword_ptr(rdx, kJitEntry0));
+      return;
     }
     // A self tail call is a jump within this code (to the entry: the arguments are in slots).
     Label other = a_.newLabel();

@@ -44,8 +44,7 @@ const Insn* VmImpl::enter(int64_t nfp, int64_t argc, const Insn* ret_pc, int64_t
     if (!f.is_ptr()) type_error("application", "a procedure", f);
     switch (f.obj()->type()) {
       case Type::Closure: {
-        Proto* p = f.as<Closure>()->proto;
-        while (p && !(argc == p->nparams || (p->has_rest && argc >= p->nparams))) p = p->next_clause;
+        Proto* p = clause_accepting(f.as<Closure>()->proto, argc);
         if (!p) {
           Proto* first = f.as<Closure>()->proto;
           if (first->next_clause)

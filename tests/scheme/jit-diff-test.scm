@@ -905,6 +905,58 @@
               (else `(,(gen-pick '(quotient remainder modulo /)) ,(jd-num-leaf jd-args-env) ,(gen-pick '(0 0.0 -0.0 x))))))
         1))
 
+;; Calls to case-lambda closures and to closures with rest arguments (lib/jit/README.md "Calls
+;; and returns": the clause chosen by the argument count, a rest list made at the call): through
+;; a global (known), an argument (general), in tail position, with argument counts no clause
+;; takes, through apply, and continuations captured inside them re-entered. Each program is
+;; (begin definitions... (lambda (x y z) ...)) with fresh global names.
+(define (jd-clause-args k . vars)
+  (let loop ((j 0) (acc '()))
+    (if (= j k) (reverse acc) (loop (+ j 1) (cons (gen-pick (if (null? vars) '(x y z i 1 'a) (car vars))) acc)))))
+(define (jd-shape-clauses)
+  (let* ((f (jd-fresh "jd-cl-f")) (g (jd-fresh "jd-cl-g")) (h (jd-fresh "jd-cl-h")) (s (jd-fresh "jd-cl-s"))
+         (n (+ 1 (gen-rand 300)))
+         (defs `((define ,f (case-lambda
+                              ((a) (list 'one a))
+                              ((a b) (list 'two a b))
+                              ,@(if (gen-chance 50) `(((a b c . r) (list 'rest a b c r))) '())))
+                 (define (,g ,@(jd-take '(a b) (gen-rand 3)) . r) (list 'g r))
+                 (define (,h k . args) ,(gen-pick `((apply k args) (k (length args)) (apply ,g args)))))))
+    (case (gen-rand 4)
+      ((0) (cons `(begin ,@defs
+                    (lambda (x y z)
+                      (let loop ((i 0) (acc '()))
+                        (if (< i ,n)
+                            (loop (+ i 1) (list (,f ,@(jd-clause-args (gen-rand 6)))
+                                                (,g ,@(jd-clause-args (gen-rand 11)))
+                                                (,f ,@(jd-clause-args (+ 1 (gen-rand 4))))))
+                            acc))))
+                 n))
+      ((1) (cons `(begin ,@defs
+                    (define (,s p i) (p i ,@(jd-clause-args (gen-rand 5) '(i 1 'a))))
+                    (lambda (x y z)
+                      (let loop ((i 0) (acc '()))
+                        (if (< i ,n)
+                            (loop (+ i 1) (cons (list (,s ,f i) (,s ,g i) (,h ,(gen-pick (list f g)) ,@(jd-clause-args (gen-rand 4))))
+                                                (if (pair? acc) (cdr acc) acc)))
+                            acc))))
+                 n))
+      ((2) (cons `(begin ,@defs
+                    (define (,s i . r) (if (<= i 0) (length r) (+ (car r) (,s (- i 1) i ,@(jd-clause-args (gen-rand 3) '(i 1 'a))))))
+                    (lambda (x y z) (list (,s ,n 0) (,s ,(jd-known-bound 30) 1) (apply ,f (list x y)))))
+                 n))
+      (else (cons `(begin ,@defs
+                     (define ,s #f)
+                     (define (,h k . items)
+                       (let ((v (call/cc (lambda (c) (set! ,s c) 0)))) (cons v (,f (length items) v k))))
+                     (lambda (x y z)
+                       (let ((rounds 0) (outs '()))
+                         (let ((r (,h 'k ,@(jd-clause-args (gen-rand 5) '(x y z 1 'a)))))
+                           (set! outs (cons r outs))
+                           (set! rounds (+ rounds 1))
+                           (if (< rounds ,(+ 2 (gen-rand 4))) (,s rounds) (reverse outs))))))
+                  20)))))
+
 (define jd-shapes
   (list (cons 14 jd-shape-expr) (cons 10 jd-shape-list) (cons 6 jd-shape-edges) (cons 10 jd-shape-loop)
         (cons 5 jd-shape-countdown) (cons 6 jd-shape-rec) (cons 5 jd-shape-mutual)
@@ -1009,10 +1061,17 @@
   (if (< k jd-machine-k-count)
       (begin (jd-test-program (+ jd-program-count jd-known-count k)) (loop (+ k 1)))))
 
+;; Then calls of case-lambda and rest-argument closures.
+(define jd-clauses-count 40)
+(set! jd-shapes (list (cons 1 jd-shape-clauses)))
+(let loop ((k 0))
+  (if (< k jd-clauses-count)
+      (begin (jd-test-program (+ jd-program-count jd-known-count jd-machine-k-count k)) (loop (+ k 1)))))
+
 (jit-mode 'on)
 (test "jit-mode restored" 'on (jit-mode))
 ;; Under 'force every procedure is compiled on its first call: most programs must have been.
 (test-assert "force compiled the programs"
-             (> (* 2 jd-forced-compiled) (+ jd-program-count jd-known-count jd-machine-k-count)))
+             (> (* 2 jd-forced-compiled) (+ jd-program-count jd-known-count jd-machine-k-count jd-clauses-count)))
 
 (test-end)
