@@ -40,6 +40,87 @@ RuleCache* make_rule_cache(Environment* core) {
   return c;
 }
 
+Environment* rules_core(RuleCache& rules) { return rules.core; }
+
+LetNode* named_let_call(CallNode* c) {
+  if (c->fn->kind != NodeKind::Letrec) return nullptr;
+  auto* l = static_cast<LetNode*>(c->fn);
+  if (l->body->kind != NodeKind::LocalRef) return nullptr;
+  Var* g = static_cast<LocalRefNode*>(l->body)->var;
+  bool bound = false;
+  for (Var* v : l->vars) bound = bound || v == g;
+  if (!bound) return nullptr;
+  auto* l2 = gc_new<LetNode>(NodeKind::Letrec, l->loc);
+  l2->vars = l->vars;
+  l2->inits = l->inits;
+  auto* c2 = gc_new<CallNode>(l->body, c->loc);
+  c2->args = c->args;
+  l2->body = c2;
+  return l2;
+}
+
+Var* self_variable(LambdaNode* src, Var** fvs, size_t nfv, bool* too_deep) {
+  FreeVariables scan;
+  scan.run(src);
+  *too_deep = scan.truncated();
+  if (*too_deep) return nullptr;
+  TracedMap<Var*, bool> slots;
+  for (size_t i = 0; i < nfv; i++) slots[fvs[i]] = true;
+  Var* self = nullptr;
+  for (Var* v : scan.lambdas[src].free)
+    if (!slots.count(v)) self = v;
+  return self;
+}
+
+
+const char* over_rule_text(RuleCache& rules, const char* text) {
+  static constexpr char kPre[] = "(%ad-recip ";
+  size_t n = std::strlen(text);
+  if (std::strncmp(text, kPre, sizeof kPre - 1) != 0) return nullptr;
+  int depth = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (text[i] == '(') depth++;
+    if (text[i] == ')' && --depth == 0 && i != n - 1) return nullptr;
+  }
+  auto it = rules.over.find(text);
+  if (it == rules.over.end()) it = rules.over.emplace(text, "(%ad-over d " + std::string(text + sizeof kPre - 1)).first;
+  return it->second.c_str();
+}
+
+Node* instantiate_rule(RuleCache& rules, const char* text, Node* const vals[4]) {
+  auto it = rules.rules.find(text);
+  LambdaNode* lam;
+  if (it != rules.rules.end()) {
+    lam = it->second;
+  } else {
+    std::string src = std::string("(lambda (a b r d) ") + text + ")";
+    StringSource in(src, intern_source_file("<derivative rule>"));
+    Reader reader(in);
+    Node* ir = expand_toplevel(reader.read(), rules.core, rules.core);
+    if (ir->kind != NodeKind::Lambda) return nullptr;
+    lam = static_cast<LambdaNode*>(ir);
+    rules.rules[text] = lam;
+  }
+  auto* copy = static_cast<LambdaNode*>(copy_with_fresh_vars(lam));
+  LambdaClause* c = copy->clauses[0];
+  // Only the parameters the expression reads are bound: a binding nothing reads would still be a
+  // free variable of a pullback closure, which would capture it (`(* a b)`'s partial for b is a
+  // alone; particle's loop step captured 14 values where 6 are read).
+  std::unordered_set<Var*> read;
+  for_each_node(c->body, [&](Node* n) {
+    if (n->kind == NodeKind::LocalRef) read.insert(static_cast<LocalRefNode*>(n)->var);
+  });
+  LetNode* let = gc_new<LetNode>(NodeKind::Let, SrcLoc{});
+  for (int i = 0; i < 4; i++) {
+    if (!read.count(c->params[i])) continue;
+    let->vars.push_back(c->params[i]);
+    let->inits.push_back(vals[i]);
+  }
+  if (let->vars.empty()) return c->body;
+  let->body = c->body;
+  return let;
+}
+
 namespace {
 
 // Renames the free variables of a copied lambda to the transformed code's variables; a variable
@@ -1087,23 +1168,7 @@ Atom Reverse::call_node(Node* n) {
   auto* c = static_cast<CallNode*>(n);
   // ((letrec* ((g (lambda ...)) ...) g) a ...), a named let or a do loop: (letrec* (...) (g a ...)),
   // so that its calls are calls of g (carry_group). The arguments cannot see the group's names.
-  if (c->fn->kind == NodeKind::Letrec) {
-    auto* l = static_cast<LetNode*>(c->fn);
-    if (l->body->kind == NodeKind::LocalRef) {
-      Var* g = static_cast<LocalRefNode*>(l->body)->var;
-      bool bound = false;
-      for (Var* v : l->vars) bound = bound || v == g;
-      if (bound) {
-        auto* l2 = gc_new<LetNode>(NodeKind::Letrec, l->loc);
-        l2->vars = l->vars;
-        l2->inits = l->inits;
-        auto* c2 = gc_new<CallNode>(l->body, c->loc);
-        c2->args = c->args;
-        l2->body = c2;
-        return expr(l2, tail_);
-      }
-    }
-  }
+  if (LetNode* l2 = named_let_call(c)) return expr(l2, tail_);
   if (c->fn->kind == NodeKind::GlobalRef) {
     Value cell = static_cast<GlobalRefNode*>(c->fn)->cell;
     if (cell == core_cell("%ad-own") && c->args.size() == 1) return own(expr(c->args[0]));
@@ -1448,6 +1513,10 @@ Atom Reverse::carry_call(Node* fn_node, const gc_vector<Node*>& argn, const gc_v
 Atom Reverse::prim_call(Primitive* p, gc_vector<Atom> args) {
   Block& b = *cur_;
   std::string pname = p->name ? p->name : "?";
+  // derivative's forward form (forward.hpp) is for code nothing differentiates: under reverse
+  // mode, derivative takes its reverse-mode way, whose nesting is exact (the forward form's free
+  // values would be constants to this level)
+  if (pname == "%ad-fwd-try" || pname == "%ad-fwd-number?") return Atom{nullptr, kFalse};
   note_uses(p, args);
   bool on = false;
   for (const Atom& a : args) on = on || act(a);
@@ -1811,55 +1880,15 @@ Atom Reverse::branch_join(IfNode* n, Block& b, const Atom& t, BranchArm* arms) {
 // by the cotangent d is (%ad-over d E): d/E, one division of two flonums where the product of d
 // and (/ 1 E) was an exact 1 meeting a flonum (generic mixed arithmetic) and a product. Null when
 // the partial is not that form as a whole.
-const char* Reverse::over_rule(const char* text) {
-  static constexpr char kPre[] = "(%ad-recip ";
-  size_t n = std::strlen(text);
-  if (std::strncmp(text, kPre, sizeof kPre - 1) != 0) return nullptr;
-  int depth = 0;
-  for (size_t i = 0; i < n; i++) {
-    if (text[i] == '(') depth++;
-    if (text[i] == ')' && --depth == 0 && i != n - 1) return nullptr;
-  }
-  auto it = rules_.over.find(text);
-  if (it == rules_.over.end()) it = rules_.over.emplace(text, "(%ad-over d " + std::string(text + sizeof kPre - 1)).first;
-  return it->second.c_str();
-}
+const char* Reverse::over_rule(const char* text) { return over_rule_text(rules_, text); }
 
 // A rule's expression with a, b, r, d bound to the operands, the result and its cotangent.
 Node* Reverse::instantiate(const char* text, const gc_vector<Atom>& args, Var* r, Var* d) {
-  auto it = rules_.rules.find(text);
-  LambdaNode* lam;
-  if (it != rules_.rules.end()) {
-    lam = it->second;
-  } else {
-    std::string src = std::string("(lambda (a b r d) ") + text + ")";
-    StringSource in(src, intern_source_file("<derivative rule>"));
-    Reader reader(in);
-    Node* ir = expand_toplevel(reader.read(), rules_.core, rules_.core);
-    if (ir->kind != NodeKind::Lambda) refuse("internal error: bad derivative rule");
-    lam = static_cast<LambdaNode*>(ir);
-    rules_.rules[text] = lam;
-  }
-  auto* copy = static_cast<LambdaNode*>(copy_with_fresh_vars(lam));
-  LambdaClause* c = copy->clauses[0];
-  // Only the parameters the expression reads are bound: a binding nothing reads would still be a
-  // free variable of the pullback closure, which would capture it (`(* a b)`'s partial for b is a
-  // alone; particle's loop step captured 14 values where 6 are read).
-  std::unordered_set<Var*> read;
-  for_each_node(c->body, [&](Node* n) {
-    if (n->kind == NodeKind::LocalRef) read.insert(static_cast<LocalRefNode*>(n)->var);
-  });
-  LetNode* let = gc_new<LetNode>(NodeKind::Let, SrcLoc{});
   Node* vals[4] = {args.size() > 0 ? atom(args[0]) : cst(kFalse), args.size() > 1 ? atom(args[1]) : cst(kFalse),
                    ref(r), ref(d)};
-  for (int i = 0; i < 4; i++) {
-    if (!read.count(c->params[i])) continue;
-    let->vars.push_back(c->params[i]);
-    let->inits.push_back(vals[i]);
-  }
-  if (let->vars.empty()) return c->body;
-  let->body = c->body;
-  return let;
+  Node* n = instantiate_rule(rules_, text, vals);
+  if (!n) refuse("internal error: bad derivative rule");
+  return n;
 }
 
 void Reverse::add(Adj& adj, gc_vector<Var*>& order, LetList& out, Var* v, Var* c) {
@@ -2188,15 +2217,9 @@ LambdaNode* Reverse::pullback(Var* d, Adj& adj, LetList& out, Var* self_out, Var
 }
 
 LambdaNode* Reverse::maker(LambdaNode* src, Var** fvs, const bool* boxed, size_t nfv) {
-  // The source's own name for the closure: a variable it references that is neither bound in it
-  // nor one of its free slots (a letrec-bound lambda reads itself from R[0]).
-  FreeVariables scan;
-  scan.run(src);
-  if (scan.truncated()) refuse("the code is nested too deeply");
-  TracedMap<Var*, bool> slots;
-  for (size_t i = 0; i < nfv; i++) slots[fvs[i]] = true;
-  for (Var* v : scan.lambdas[src].free)
-    if (!slots.count(v)) self_src_ = v;
+  bool deep = false;
+  self_src_ = self_variable(src, fvs, nfv, &deep);
+  if (deep) refuse("the code is nested too deeply");
   LambdaNode* mk = gc_new<LambdaNode>(intern("ad-maker"), SrcLoc{});
   LambdaClause* mc = gc_new<LambdaClause>();
   self_ = activate(make_var(intern("self")), true);

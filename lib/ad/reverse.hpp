@@ -33,6 +33,22 @@ LambdaNode* make_reverse_maker(Vm& vm, RuleCache& rules, LambdaNode* src, Var** 
 
 // Expanded derivative-rule expressions, per text: (lambda (a b r d) expr).
 RuleCache* make_rule_cache(Environment* core);
+Environment* rules_core(RuleCache& rules);
+// ((letrec* ((g (lambda ...)) ...) g) a ...), a named let or a do loop, as (letrec* (...) (g a
+// ...)), so that its calls are calls of g; null for a call of another form. The arguments
+// cannot see the group's names.
+LetNode* named_let_call(CallNode* c);
+// The source's own name for its closure: a variable src references that is neither bound in it
+// nor one of its free slots fvs (a letrec-bound lambda reads itself from R[0]); null if none.
+// *too_deep when the tree was too deep to scan.
+Var* self_variable(LambdaNode* src, Var** fvs, size_t nfv, bool* too_deep);
+
+// A scalar rule's partial (%ad-recip E) as "(%ad-over d E)" (d/E, +inf.0 at an exact 0), or null
+// when the partial is not that form as a whole. Shared with forward mode (forward.cpp).
+const char* over_rule_text(RuleCache& rules, const char* text);
+// A rule's expression with a, b, r, d bound to vals[0..3] (only those it reads); null for a rule
+// that does not read as an expression.
+Node* instantiate_rule(RuleCache& rules, const char* text, Node* const vals[4]);
 
 // Vectors passed to a procedure (lib/ad/README.md, "vector-set! on a vector the code makes"):
 // whether the closure f can take its arguments ks as vectors it owns — one clause, those

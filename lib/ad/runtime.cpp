@@ -12,6 +12,7 @@
 
 #include <string>
 
+#include "ad/forward.hpp"
 #include "ad/reverse.hpp"
 #include "pe/pe.hpp"
 #include "builtins/registry.hpp"
@@ -63,6 +64,14 @@ struct AdState {
   Value escape_vec = kFalse;
   Value escape_how = kFalse;
   int64_t pending = 0;      // cells holding a nonzero adjoint (see %ad-adjoints-pending?)
+  // Forward mode (%ad-fwd): per code object, a list of (mask . made): made is (maker .
+  // returns-number?), #f when the code has no forward form, #t while it is being made (a
+  // recursion through a global); and the last forward form made per closure and mask
+  // (direct-mapped, like the J's).
+  TracedMap<Proto*, Value> fwd_makers;
+  Value fwd_f[kJCache] = {};
+  Value fwd_mask[kJCache] = {};
+  Value fwd_c[kJCache] = {};
 };
 
 AdState& state_of(Primitive* self) { return *static_cast<AdState*>(self->data); }
@@ -137,8 +146,10 @@ void check_redirections(AdState& st) {
   st.maker_ir.clear();
   st.lambda_makers.clear();  // (layouts stay: they describe J code objects, which do not change)
   st.carrying_makers.clear();
+  st.fwd_makers.clear();
   for (size_t i = 0; i < AdState::kJCache; i++)
-    st.jcache_f[i] = st.jcache_j[i] = st.carry_f[i] = st.carry_spec[i] = st.carry_c[i] = Value{};
+    st.jcache_f[i] = st.jcache_j[i] = st.carry_f[i] = st.carry_spec[i] = st.carry_c[i] = st.fwd_f[i] = st.fwd_mask[i] =
+        st.fwd_c[i] = Value{};
 }
 
 QUASI_PRIM(p_ad_j) {
@@ -261,6 +272,100 @@ QUASI_PRIM(p_ad_carrying) {
   st.carry_spec[slot] = argv[1];
   st.carry_c[slot] = r;
   return r;
+}
+
+
+// ---- forward mode (ad/forward.hpp) ----
+// A closure whose code assigns one of its own slots (Proto::free_assigned) has no forward form:
+// the maker takes the slots' values.
+bool own_slots_assigned(Proto* p) {
+  for (int32_t i = 0; p->free_assigned && i < p->ncaptures; i++)
+    if (p->free_assigned[i]) return true;
+  return false;
+}
+
+// Whether f is a closure of one clause taking exactly n arguments: a call of another count raises
+// its arity error through reverse mode (jvp), not through the forward form's extra parameters.
+bool fwd_arity_ok(Value f, int64_t n) {
+  if (!is_closure(f)) return false;
+  Proto* p = f.as<Closure>()->proto;
+  return !p->next_clause && !p->has_rest && p->nparams == n;
+}
+
+// The compiled forward maker of p's code for `mask` with whether it returns only numbers, as
+// (maker . returns-number?); #f when the code has none, #t while it is being made (a global the
+// code calls, calling it back: assumed to have one).
+Value fwd_maker(Vm& vm, AdState& st, Proto* p, uint64_t mask) {
+  Value key = make_fixnum(int64_t(mask));
+  auto it = st.fwd_makers.find(p);
+  Value known = it == st.fwd_makers.end() ? kNil : it->second;
+  for (Value l = known; is_pair(l); l = cdr(l))
+    if (car(car(l)) == key) return cdr(car(l));
+  if (!p->source || own_slots_assigned(p)) return kFalse;
+  if (st.fwd_makers.size() >= kMaxCachedTransforms) st.fwd_makers.clear();
+  Value entry = cons(key, kTrue);
+  st.fwd_makers[p] = cons(entry, known);
+  ad::ForwardCallee callee = [&vm, &st](Value g, uint64_t m, size_t n) {
+    return fwd_arity_ok(g, int64_t(n)) && fwd_maker(vm, st, g.as<Closure>()->proto, m) != kFalse;
+  };
+  bool num = false;
+  LambdaNode* mk = ad::make_forward_maker(*st.rules, p->source, p->free_vars, p->free_boxed, size_t(p->ncaptures),
+                                          mask, callee, &num);
+  Value m = mk ? cons(compile_lambda(vm, mk), make_bool(num)) : kFalse;
+  entry.as<Pair>()->cdr = m;
+  return m;
+}
+
+// f's forward form for mask and n arguments, or #f when f has none.
+Value fwd_for(Vm& vm, AdState& st, Value f, Value mask, Value n) {
+  if (!n.is_fixnum() || !fwd_arity_ok(f, n.fixnum()) || !mask.is_fixnum() || mask.fixnum() < 0) return kFalse;
+  size_t slot = (f.bits >> 4) % AdState::kJCache;
+  if (st.fwd_f[slot] == f && st.fwd_mask[slot] == mask) return st.fwd_c[slot];
+  Closure* c = f.as<Closure>();
+  Proto* p = c->proto;
+  Value made = fwd_maker(vm, st, p, uint64_t(mask.fixnum()));
+  if (!is_pair(made)) return kFalse;
+  Value m = car(made);
+  std::vector<Value> args;
+  args.push_back(f);
+  for (int32_t i = 0; i < p->ncaptures; i++) args.push_back(c->free()[i]);
+  Value r = vm.apply(m, int(args.size()), args.data());
+  st.fwd_f[slot] = f;
+  st.fwd_mask[slot] = mask;
+  st.fwd_c[slot] = r;
+  return r;
+}
+
+// (%ad-fwd-try f mask n): f's forward form for a call with n arguments, whose parameters are f's
+// with a tangent after each one in mask, returning (value . tangent); #f when f has none
+// (derivative and jvp then use reverse mode).
+QUASI_PRIM(p_ad_fwd_try) {
+  AdState& st = state_of(self);
+  check_redirections(st);
+  return fwd_for(vm, st, argv[0], argv[1], argv[2]);
+}
+
+// (%ad-fwd-number? f mask n): whether f has that forward form and it returns only numbers (so
+// derivative and jvp need no shape walk and no case for a procedure-valued f; foldable, so the
+// partial evaluator sees only the number case).
+QUASI_PRIM(p_ad_fwd_number) {
+  AdState& st = state_of(self);
+  check_redirections(st);
+  if (fwd_for(vm, st, argv[0], argv[1], argv[2]) == kFalse) return kFalse;
+  Value made = fwd_maker(vm, st, argv[0].as<Closure>()->proto, uint64_t(argv[1].fixnum()));
+  return make_bool(is_pair(made) && cdr(made) == kTrue);
+}
+
+// (%ad-fwd f mask n): the same, for a call in forward code: a procedure that has no forward form
+// (the global that held one when the caller was transformed holds another now) gets one from
+// jvp (%ad-fwd-adapter, scheme/prelude/70-ad.scm).
+QUASI_PRIM(p_ad_fwd) {
+  AdState& st = state_of(self);
+  check_redirections(st);
+  Value r = fwd_for(vm, st, argv[0], argv[1], argv[2]);
+  if (r != kFalse) return r;
+  Value cell = vm.core_env->cell_for(intern("%ad-fwd-adapter"));
+  return vm.apply(cell.as<GlobalCell>()->value, 3, argv);
 }
 
 // (%ad-j-layout j): #(n s ...) for a J made by %ad-j from a closure with n free values: per free
@@ -417,6 +522,11 @@ const PrimDef kAdPrims[] = {
     // foldable like %ad-j: its result depends only on f and spec (a fresh closure, not eq? to another)
     {"%ad-carrying", p_ad_carrying, 2, 2, kPureFoldRaise, kFacts.differentiable(&kDCarrying)},
     {"%ad-jprim-n", p_ad_jprim_n, 2, 2, kEffect, kFacts.differentiable(&kDNone)},
+    // Foldable like %ad-j: the forward form depends only on f and the mask. Reverse mode reads
+    // %ad-fwd-try as #f (reverse.cpp, prim_call); %ad-fwd appears only in forward code.
+    {"%ad-fwd-try", p_ad_fwd_try, 3, 3, kPureFoldRaise, kFacts.differentiable(&kDNone)},
+    {"%ad-fwd", p_ad_fwd, 3, 3, kPureFoldRaise, kFacts.differentiable(&kDNone)},
+    {"%ad-fwd-number?", p_ad_fwd_number, 3, 3, kPureFoldRaise, kFacts.differentiable(&kDNone)},
 };
 
 }  // namespace

@@ -356,7 +356,9 @@
         ((null? x) (null? t))
         (else #t)))
 
-;; ((jvp f) (list x ...) (list t ...)): f's value and its derivative along the tangents.
+;; ((jvp f) (list x ...) (list t ...)): f's value and its derivative along the tangents. For real
+;; arguments, by f's forward form when it has one (%ad-fwd-try, lib/ad/forward.hpp): value and
+;; tangent computed together, no pullback; else by reverse mode.
 (define (jvp f)
   (if (not (procedure? f)) (%bad-proc "jvp" f))
   (lambda (xs ts)
@@ -368,8 +370,74 @@
                 (if (not (%ad-tangent-fits? x t))
                     (error "jvp: expected a tangent shaped like its argument, got" t x)))
               xs ts)
-    (let* ((r (apply (%ad-j f) xs)) (y (car r)))
-      (values y (if (number? y) (%ad-jvp-number y (cdr r) ts) (%ad-push y (cdr r) ts))))))
+    (let* ((n (length xs))
+           (ff (and (<= n 30) (%ad-all-real? xs) (%ad-fwd-try f (- (expt 2 n) 1) n)))
+           (r (and ff (apply ff (%ad-interleave xs ts)))))
+      (cond ((and r (%ad-fwd-number? f (- (expt 2 n) 1) n))
+             (values (car r) (%ad-fwd-number-tangent (car r) (cdr r))))
+            ((and r (not (procedure? (car r))))
+             (values (car r) (%ad-fwd-tangent (car r) (cdr r))))
+            (else
+             (let* ((r (apply (%ad-j f) xs)) (y (car r)))
+               (values y (if (number? y) (%ad-jvp-number y (cdr r) ts) (%ad-push y (cdr r) ts)))))))))
+
+(define (%ad-all-real? xs) (or (null? xs) (and (real? (car xs)) (%ad-all-real? (cdr xs)))))
+(define (%ad-interleave xs ts)
+  (if (null? xs) '() (cons (car xs) (cons (car ts) (%ad-interleave (cdr xs) (cdr ts))))))
+
+;; The derivative a forward form computed, d, of its value y, as reverse mode gives it: a number
+;; inexact when y is; in a shape, a number per number of y (0 where nothing reached it), #f at
+;; any other leaf.
+(define (%ad-fwd-tangent y d)
+  (cond ((number? y) (if (number? d) (%ad-fwd-number-tangent y d) 0))
+        ((or (pair? y) (vector? y)) (%ad-zip-shape %ad-fwd-tangent y d))
+        ((null? y) y)
+        (else #f)))
+
+;; The same for a number y (whose tangent d is a number).
+(define (%ad-fwd-number-tangent y d) (if (and (exact? d) (not (exact? y))) (inexact d) d))
+
+;; The pair or vector x with (f part t) at each part, t the same part of t when t has it, else
+;; forward code's zero, the exact 0.
+(define (%ad-zip-shape f x t)
+  (if (pair? x)
+      (cons (f (car x) (if (pair? t) (car t) 0)) (f (cdr x) (if (pair? t) (cdr t) 0)))
+      (let ((v (make-vector (vector-length x) 0)))
+        (let loop ((i 0))
+          (if (= i (vector-length x))
+              v
+              (begin
+                (vector-set! v i (f (vector-ref x i) (if (and (vector? t) (< i (vector-length t))) (vector-ref t i) 0)))
+                (loop (+ i 1))))))))
+
+;; A procedure's forward form from jvp, for a call in forward code of a procedure that has none
+;; (%ad-fwd): its arguments with a tangent after each one in mask; returns (value . tangent).
+(define (%ad-fwd-adapter f mask n)
+  (lambda args
+    (let loop ((as args) (k 0) (xs '()) (ts '()))
+      (if (null? as)
+          (call-with-values (lambda () ((jvp f) (reverse xs) (reverse ts)))
+            (lambda (y dy)
+              (if (%ad-holds-procedure? y)
+                  (error "derivative: forward mode cannot follow a procedure returned by" f))
+              (cons y dy)))
+          (if (odd? (quotient mask (expt 2 k)))
+              (loop (cddr as) (+ k 1) (cons (car as) xs) (cons (%ad-tangent-like (car as) (cadr as)) ts))
+              (loop (cdr as) (+ k 1) (cons (car as) xs) (cons (%ad-tangent-like (car as) 0) ts)))))))
+
+;; t completed to x's shape (forward code's zero, and a zero part, is the exact 0).
+(define (%ad-tangent-like x t)
+  (cond ((number? x) (if (real? t) t 0))
+        ((or (pair? x) (vector? x)) (%ad-zip-shape %ad-tangent-like x t))
+        (else x)))
+
+(define (%ad-holds-procedure? y)
+  (cond ((procedure? y) #t)
+        ((pair? y) (or (%ad-holds-procedure? (car y)) (%ad-holds-procedure? (cdr y))))
+        ((vector? y) (let loop ((i 0))
+                       (and (< i (vector-length y))
+                            (or (%ad-holds-procedure? (vector-ref y i)) (loop (+ i 1))))))
+        (else #f)))
 
 ;; The derivative along ts of a number-valued f whose pullback is pb and value y: <grad f, ts>,
 ;; one backward run (pb is linear: what %ad-push computes, with its zero, 0 or 0.0 as y is exact,
@@ -393,14 +461,19 @@
   (if (not (procedure? f)) (%bad-proc "derivative" f))
   (lambda (x)
     (if (not (real? x)) (error "derivative: expected a real number, got" x))
-    (let* ((r ((%ad-j f) x)) (y (car r)))
-      (cond ((procedure? y) (lambda args ((derivative (lambda (x) (apply (f x) args))) x)))
-            ;; a number-valued function of a real: one backward run, the pullback at 1 (what
-            ;; %ad-push computes, with the same exactness: df/dx times the tangent 1 or 1.0, the
-            ;; zero shaped like y), instead of the backward code differentiated again. (number?,
-            ;; not real?: the partial evaluator knows arithmetic returns numbers.)
-            ((number? y) (%ad-derivative-number x y (cdr r)))
-            (else (%ad-push y (cdr r) (list (if (exact? x) 1 1.0))))))))
+    (if (%ad-fwd-number? f 1 1)
+        ;; f's forward form (lib/ad/forward.hpp), which returns numbers: value and tangent together
+        (let ((r ((%ad-fwd-try f 1 1) x (if (exact? x) 1 1.0))))
+          (%ad-fwd-number-tangent (car r) (cdr r)))
+        (let* ((ff (%ad-fwd-try f 1 1)) (r (if ff (ff x (if (exact? x) 1 1.0)) ((%ad-j f) x))) (y (car r)))
+          (cond ((procedure? y) (lambda args ((derivative (lambda (x) (apply (f x) args))) x)))
+                (ff (%ad-fwd-tangent y (cdr r)))
+                ;; a number-valued function of a real: one backward run, the pullback at 1 (what
+                ;; %ad-push computes, with the same exactness: df/dx times the tangent 1 or 1.0,
+                ;; the zero shaped like y), instead of the backward code differentiated again.
+                ;; (number?, not real?: the partial evaluator knows arithmetic returns numbers.)
+                ((number? y) (%ad-derivative-number x y (cdr r)))
+                (else (%ad-push y (cdr r) (list (if (exact? x) 1 1.0)))))))))
 
 ;; ((jacobian f) x): x a vector of reals, f returning a vector: the vector of row vectors
 ;; d f_i / d x_j, one backward run per row.
