@@ -21,12 +21,12 @@ QUASI_PRIM(p_procedure_p) { return make_bool(is_procedure(argv[0])); }
 
 QUASI_PRIM(p_continuation_winders) {
   if (!is_continuation(argv[0])) type_error("%continuation-winders", "a continuation", argv[0]);
-  return argv[0].as<Continuation>()->winders;
+  return argv[0].as<Continuation>()->winders();
 }
 
 QUASI_PRIM(p_continuation_handlers) {
   if (!is_continuation(argv[0])) type_error("%continuation-handlers", "a continuation", argv[0]);
-  return argv[0].as<Continuation>()->handlers;
+  return argv[0].as<Continuation>()->handlers();
 }
 
 QUASI_PRIM(p_values) {

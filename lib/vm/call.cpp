@@ -130,9 +130,9 @@ const Insn* VmImpl::enter(int64_t nfp, int64_t argc, const Insn* ret_pc, int64_t
           continue;
         }
         Value v = argc == 1 ? stack[nfp + 1] : make_values(argc, stack + nfp + 1);
-        if (k->run_id == run_id) return reinstate(k, v);
+        if (k->run_id() == run_id) return reinstate(k, v);
         for (uint64_t id : active_runs)
-          if (id == k->run_id) throw ContinuationJump{k, v};
+          if (id == k->run_id()) throw ContinuationJump{k, v};
         throw_condition("error", "continuation", "cannot resume a continuation captured inside a C++ call that has returned");
       }
       case Type::Parameter: {
@@ -335,7 +335,7 @@ Value VmImpl::execute(const Insn* pc) {
     } catch (SchemeError& e) {
       pc = raise_from_error(e.payload);
     } catch (ContinuationJump& j) {
-      if (j.k->run_id != run_id) throw;
+      if (j.k->run_id() != run_id) throw;
       pc = reinstate(j.k, j.value);
     }
   }

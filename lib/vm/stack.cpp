@@ -52,6 +52,7 @@ void push_vm_roots() {
       GC_push_all(vm->stack, vm->stack + vm->high_water + 8);
       GC_push_all(vm->frames, vm->frames + vm->nframes + 1);
       GC_push_all(&vm->shared_k, &vm->shared_k + 1);
+      GC_push_all(&vm->last_context, &vm->last_context + 1);
     }
   if (previous_push_roots) previous_push_roots();
 }
@@ -72,6 +73,16 @@ void* remove_vm_locked(void* vm) {
   return nullptr;
 }
 
+// A Continuation::context.
+Value make_context(Value winders, Value handlers, Value run_id) {
+  Value v = make_vector(3, kFalse);
+  Value* c = v.as<Vector>()->items();
+  c[0] = winders;
+  c[1] = handlers;
+  c[2] = run_id;
+  return v;
+}
+
 [[noreturn]] void stack_overflow() {
   throw_condition("stack-overflow", nullptr, "recursion too deep: the Scheme stack is exhausted");
 }
@@ -86,6 +97,16 @@ VmImpl::VmImpl(Vm* owner) : vm(owner) {
   stack_charged = kStackChargeBytes / int64_t(sizeof(Value));
   frames_charged = kStackChargeBytes / int64_t(sizeof(Frame));
   restore_limits();
+  // Until the engine binds %winders and %handlers (engine/engine.cpp): cells of our own holding
+  // '(), so captures and re-entries read the cells without checking for them.
+  for (Value* cell : {&winders_cell, &handlers_cell}) {
+    auto* c = gc_alloc_object<GlobalCell>(Type::GlobalCell, sizeof(GlobalCell));
+    c->value = kNil;
+    c->name = c->owner = kFalse;
+    *cell = make_ptr(c);
+    roots.push_back(*cell);
+  }
+  last_context = make_context(kNil, kNil, make_fixnum(0));
   GC_call_with_alloc_lock(add_vm_locked, this);
 }
 
@@ -162,16 +183,24 @@ void VmImpl::reset() {
 
 // ---- continuations ------------------------------------------------------------------------------
 
-// Where a continuation resumes, and the run and dynamic-wind list it belongs to: the same for a
-// full continuation and an escape-only one.
-void VmImpl::set_resume_point(Continuation* k, const Insn* ret_pc, int64_t dst, bool tail) {
+// The run and dynamic state a capture now belongs to (Continuation::context): the last one made
+// while they have not changed since, so a program captures without a new vector each time.
+Value VmImpl::capture_context() {
+  Value w = winders_cell.as<GlobalCell>()->value, h = handlers_cell.as<GlobalCell>()->value;
+  Value id = make_fixnum(int64_t(run_id));
+  Value* c = last_context.as<Vector>()->items();
+  if (c[0] == w && c[1] == h && c[2] == id) return last_context;
+  return last_context = make_context(w, h, id);
+}
+
+// Where a continuation resumes, and its context: the same for a full continuation and an
+// escape-only one.
+void VmImpl::set_resume_point(Continuation* k, const Insn* ret_pc, int64_t dst, bool tail, Value context) {
   k->resume_pc = tail ? nullptr : ret_pc;
   k->resume_fp = int32_t(fp);
   k->resume_dst = int32_t(dst);
   k->resume_proto = cur_proto;
-  k->run_id = run_id;
-  k->winders = winders_cell == kFalse ? kNil : winders_cell.as<GlobalCell>()->value;
-  k->handlers = handlers_cell == kFalse ? kNil : handlers_cell.as<GlobalCell>()->value;
+  k->context = context;
 }
 
 namespace {
@@ -223,6 +252,7 @@ Value VmImpl::capture(int64_t nfp, const Insn* ret_pc, int64_t dst, bool tail, u
   if (session != 0)
     for (int64_t i = fbase; i < nframes; i++)
       if (frames[i].session == session) frames[i].session = session | kFrameMarked;
+  Value context = capture_context();  // before k: it may allocate
   // One block: the object, then the stack segment, then the frames segment.
   size_t bytes = sizeof(Continuation) + sizeof(Value) * size_t(ns) + sizeof(Frame) * size_t(nf);
   Continuation* k = static_cast<Continuation*>(bytes <= kSmallListWords * 8 ? gc_alloc_small(bytes) : gc_alloc(bytes));
@@ -234,7 +264,7 @@ Value VmImpl::capture(int64_t nfp, const Insn* ret_pc, int64_t dst, bool tail, u
   k->parent = parent;
   copy_items(k->stack(), stack + sbase, ns);
   copy_items(k->frames(), frames + fbase, nf);
-  set_resume_point(k, ret_pc, dst, tail);
+  set_resume_point(k, ret_pc, dst, tail, context);
   shared_k = k;
   low_frame = nframes;
   return make_ptr(k);
@@ -243,6 +273,7 @@ Value VmImpl::capture(int64_t nfp, const Insn* ret_pc, int64_t dst, bool tail, u
 // Escape-only: the frames below stay where they are, so nothing is copied. Only the top frame of
 // the first nframes is kept, to check at the escape that they are still the same frames.
 Value VmImpl::capture_escape(const Insn* ret_pc, int64_t dst, bool tail) {
+  Value context = capture_context();
   Continuation* k = gc_alloc_object<Continuation>(Type::Continuation, sizeof(Continuation) + sizeof(Frame));
   k->set_header(-1);
   k->nstack = k->stack_base = int32_t(top);
@@ -250,7 +281,7 @@ Value VmImpl::capture_escape(const Insn* ret_pc, int64_t dst, bool tail) {
   k->parent = nullptr;
   k->nframes = int32_t(nframes);
   if (nframes > 0) k->frames()[0] = frames[nframes - 1];
-  set_resume_point(k, ret_pc, dst, tail);
+  set_resume_point(k, ret_pc, dst, tail, context);
   return make_ptr(k);
 }
 
@@ -352,7 +383,7 @@ const Insn* VmImpl::reinstate(Continuation* k, Value v) {
 
 [[gnu::flatten]] uint64_t jit_continue(VmImpl* vm, uint64_t kbits, int64_t argc, Value* args) noexcept {
   Continuation* k = Value{kbits}.as<Continuation>();
-  if (k->run_id != vm->run_id || vm->dynamic_state_differs(k)) return 0;
+  if (k->run_id() != vm->run_id || vm->dynamic_state_differs(k)) return 0;
   try {
     Value v = argc == 1 ? args[0] : make_values(argc, args);
     const Insn* pc = vm->reinstate(k, v);

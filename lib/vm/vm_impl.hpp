@@ -97,6 +97,9 @@ struct VmImpl {
   // shared_k: nothing is shared. Scanned by the collector with the stacks.
   Continuation* shared_k = nullptr;
   int64_t low_frame = 0;
+  // The context (Continuation::context) of the latest capture, reused while the run and the
+  // dynamic state stay the same. Scanned by the collector with shared_k.
+  Value last_context = kFalse;
   Proto* cur_proto = nullptr;  // code of the running procedure (null outside any)
   int32_t run_depth = 0;
   uint64_t run_id = 0;         // 0 for the outermost run; unique for nested ones
@@ -143,8 +146,10 @@ struct VmImpl {
   // The start of the top-level form running (engine/toplevel.cpp): user_location's last resort,
   // when a top-level tail call into library code left no frame of the user's.
   SrcLoc form_location;
-  Value winders_cell = kFalse;                   // GlobalCell of %winders (00-core.scm)
-  Value handlers_cell = kFalse;                  // GlobalCell of %handlers (00-core.scm)
+  // GlobalCells of %winders and %handlers (00-core.scm); cells of the VM's own holding '() until
+  // the engine binds them, never #f after the constructor.
+  Value winders_cell = kFalse;
+  Value handlers_cell = kFalse;
   Value wind_continue_cell = kFalse;             // GlobalCell of %wind-and-continue
   Value parameter_assign_cell = kFalse;          // GlobalCell of %parameter-assign ((p v), 00-core.scm)
   root_vector<Value> roots;                      // values the VM must keep alive
@@ -191,8 +196,7 @@ struct VmImpl {
   // Whether invoking k must first leave and enter dynamic-wind extents or change the handler
   // stack (%wind-and-continue): %winders or %handlers differ from what k captured.
   bool dynamic_state_differs(const Continuation* k) const {
-    return winders_cell != kFalse && handlers_cell != kFalse &&
-           (k->winders != winders_cell.as<GlobalCell>()->value || k->handlers != handlers_cell.as<GlobalCell>()->value);
+    return k->winders() != winders_cell.as<GlobalCell>()->value || k->handlers() != handlers_cell.as<GlobalCell>()->value;
   }
   // A continuation without a resume pc delivers by returning from the top frame it restored: the
   // caller's registers above that frame's base count as used again (ensure_stack).
@@ -213,7 +217,8 @@ struct VmImpl {
     const Insn* resume = callcc_resume_pc(pc);
     return capture(fp + pc->a - 1, resume, resume ? pc[1].b : 0, !resume, session);
   }
-  void set_resume_point(Continuation* k, const Insn* ret_pc, int64_t dst, bool tail);
+  Value capture_context();
+  void set_resume_point(Continuation* k, const Insn* ret_pc, int64_t dst, bool tail, Value context);
   const Insn* raise_from_error(Value payload);
   void push_frame(const Insn* ret_pc, int64_t dst);
   void ensure_stack(int64_t needed_top) {

@@ -367,4 +367,39 @@
       (let loop ((i 0) (acc 0)) (if (= i 500) acc (loop (+ i 1) (+ acc (* 2 (* i 3)) (if (even? i) 1 2)))))
       (reenter-own 500))
 
+;; ---- the context a continuation shares with the captures before it ------------------------
+;; (Continuation::context: winders, handlers and run, one vector reused while they stay the same.)
+
+;; Captured inside a with-exception-handler extent right after captures outside it: re-entered
+;; from outside, the handler stack comes back with it.
+(define (handler-context)
+  (let ((k #f) (n 0) (seen '()))
+    (call/cc (lambda (c) 'outside))
+    (with-exception-handler
+      (lambda (e) (set! seen (cons (list 'h1 e) seen)) 10)
+      (lambda ()
+        (let ((v (call/cc (lambda (c) (set! k c) 0))))
+          (set! seen (cons (+ v (raise-continuable 'x)) seen)))))
+    (set! n (+ n 1))
+    (if (< n 3) (k n) (reverse seen))))
+(test "a continuation brings back the handler stack it was captured with"
+      '((h1 x) 10 (h1 x) 11 (h1 x) 12) (handler-context))
+
+;; Captures alternating between dynamic-wind extents and outside them, re-entered in turn.
+(define (two-contexts)
+  (let ((ks '()) (trace '()) (n 0))
+    (define (note x) (set! trace (cons x trace)))
+    (define (cap tag) (call/cc (lambda (k) (set! ks (cons (cons tag k) ks)) tag)))
+    (let* ((a (dynamic-wind (lambda () (note 'in)) (lambda () (cap 'inside)) (lambda () (note 'out))))
+           (b (cap 'outside))
+           (c (dynamic-wind (lambda () (note 'in2)) (lambda () (cap 'inside2)) (lambda () (note 'out2)))))
+      (set! n (+ n 1))
+      (note (list a b c))
+      (cond ((= n 1) ((cdr (assq 'inside ks)) 'again))
+            ((= n 2) ((cdr (assq 'outside ks)) 'again2))
+            (else (reverse trace))))))
+(test "captures alternating between extents"
+      '(in out in2 out2 (inside outside inside2) in out in2 out2 (again outside inside2) in2 out2 (again again2 inside2))
+      (two-contexts))
+
 (test-end)
