@@ -499,7 +499,7 @@ const DocEntry kDocs[] = {
     {"gc", "(gc)",
      "Runs a full garbage collection."},
     {"gc-stats", "(gc-stats)",
-     "Heap statistics as an association list: heap-size, free-bytes, bytes-since-gc, total-bytes, gc-count, free-space-divisor (the collector runs once the bytes allocated since the last collection reach the live heap divided by it; lowered while collections take much of the CPU time), and interned-symbols (symbols in the process-wide table, counted after dead ones are dropped)."},
+     "Heap statistics as an association list: heap-size, free-bytes, bytes-since-gc, total-bytes, gc-count, free-space-divisor (the collector runs once the bytes allocated since the last collection reach the live heap divided by it; lowered while collections take much of the CPU time), collection-window (and not before this many bytes; widened while collections of a small heap take much of the CPU time), and interned-symbols (symbols in the process-wide table, counted after dead ones are dropped)."},
     {"gcd", "(gcd n ...)",
      "The greatest common divisor of the integers; 0 when there are none."},
     {"generate-temporaries", "(generate-temporaries list)",

@@ -166,6 +166,7 @@ QUASI_PRIM(p_gc_stats) {
       entry("total-bytes", GC_get_total_bytes()),
       entry("gc-count", GC_get_gc_no()),
       entry("free-space-divisor", GC_get_free_space_divisor()),
+      entry("collection-window", GC_get_min_bytes_allocd()),
       entry("interned-symbols", interned_symbol_slots()),
   });
 }

@@ -13,7 +13,7 @@
 
 namespace quasi {
 namespace {
-constexpr size_t kInitialHeapBytes = size_t(16) << 20;
+constexpr size_t kInitialHeapBytes = size_t(8) << 20;
 
 // GMP's memory is plain malloc memory that GMP frees itself, never collectable memory. GMP
 // links its large temporary blocks (TMP_ALLOC beyond the alloca threshold) into a chain through
@@ -162,7 +162,9 @@ void gc_init() {
     if (g_one_thread.load()) GC_set_on_heap_resize(on_heap_resize);
     else GC_allow_register_threads();
     // Start with room to allocate: a tiny heap collects every few hundred kilobytes, and each
-    // collection marks the whole live heap (the prelude's code among it).
+    // collection marks the whole live heap (the prelude's code among it). Not more: Boehm uses
+    // all of the heap asked for before its first collection, and the collection window
+    // (core/gc_pacing.hpp, 6 MiB at first) is what should pace a small heap.
     if (!getenv("GC_INITIAL_HEAP_SIZE")) GC_expand_hp(kInitialHeapBytes);
     mp_set_memory_functions(gmp_alloc, gmp_realloc, gmp_free);
     gc_start_pacing();
