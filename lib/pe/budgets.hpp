@@ -37,7 +37,10 @@ constexpr int kMaxVariantsPerClause = 1024;
 
 // Key size: items in the static skeleton of one specialized call (values, pairs, closures). A
 // call whose arguments have a larger skeleton makes its largest arguments dynamic.
-constexpr int kMaxKeyItems = 256;
+// 512 (was 256): the KMP matcher's restart keys hold the text read so far, two items per
+// character, so 256 made the text dynamic from 128-character patterns on (correct residual,
+// but it re-read the text).
+constexpr int kMaxKeyItems = 512;
 
 // Static runs (static_run.hpp): a call whose callee and arguments are all static, and whose
 // code can only compute, runs on the real evaluator (compiled code, the JIT) instead of being
@@ -54,10 +57,11 @@ constexpr int64_t kStaticDataItems = 100000;
 // residual size or the C stack runs out, has that unfolding undone and the call specialized (a
 // memoized helper, generalized by the whistle) instead; at most kMaxRecoveries times per request,
 // then the whole request gives up.
-// 16384 (was 4096): the KMP matcher's restarts after a text character that is neither a nor b
-// unfold about m^2/2 deep on the pattern a^(m-1)b, so 4096 stopped it at 91 characters. Each
-// level is about seven C++ frames; stack_exhausted() still stops a deeper walk (then the
-// outermost unfolding recovers as above).
+// Only nested unfoldings count: a call in tail position of an unfolded body is the next level
+// of the same loop (unfold.cpp), so a chain of decided tail calls (a static countdown, the KMP
+// matcher's restart cascade, m^2/2 tail calls on a^(m-1)b) nests nothing and only the effort
+// budget bounds it. Each nested level is about seven C++ frames; stack_exhausted() still stops
+// a deeper walk (then the outermost unfolding recovers as above).
 constexpr int kMaxUnfoldDepth = 16384;
 constexpr int kMaxRecoveries = 4;
 

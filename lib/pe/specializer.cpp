@@ -105,8 +105,12 @@ std::string Specializer::slot_names(LambdaNode* lam, size_t clause, bool runtime
 }
 
 // Every node visited costs one unit of effort (the functor's dispatch does the rest).
+// Tail position (unfold.cpp): only the node tail_node_ names is in it; its case reads in_tail_
+// before visiting anything else.
 PVal* Specializer::visit(Node* n, PEnv* env) {
   spend();
+  in_tail_ = n == tail_node_;
+  tail_node_ = nullptr;
   return ExprFunctor::visit(n, env);
 }
 
@@ -136,6 +140,7 @@ PVal* Specializer::visit_if(IfNode* n, PEnv* env) { return pe_if(n, env); }
 PVal* Specializer::visit_lambda(LambdaNode* n, PEnv* env) { return pe_lambda(n, env); }
 
 PVal* Specializer::visit_call(CallNode* c, PEnv* env) {
+  bool tail = in_tail_;
   // The compiler's order (ir/util.hpp, operator_read_last). The residual reads an unbound
   // operator where the original does, so an operand that raises first raises in both
   // (fuzz_specialize: (undefined-op (cdr ""))).
@@ -144,7 +149,7 @@ PVal* Specializer::visit_call(CallNode* c, PEnv* env) {
   gc_vector<PVal*> args;
   for (Node* a : c->args) args.push_back(pe(a, env));
   if (operator_last) fn = pe(c->fn, env);
-  return call(fn, args);
+  return call(fn, args, tail);
 }
 
 PVal* Specializer::visit_prim_call(PrimCallNode* c, PEnv* env) {
@@ -157,8 +162,12 @@ PVal* Specializer::visit_let(LetNode* n, PEnv* env) { return pe_let(n, env); }
 PVal* Specializer::visit_letrec(LetNode* n, PEnv* env) { return pe_letrec(n, env); }
 
 PVal* Specializer::visit_seq(SeqNode* n, PEnv* env) {
+  bool tail = in_tail_;
   PVal* last = make_static(kUnspecified);
-  for (Node* e : n->exprs) last = pe(e, env);
+  for (size_t i = 0; i < n->exprs.size(); i++) {
+    if (tail && i + 1 == n->exprs.size()) tail_node_ = n->exprs[i];
+    last = pe(n->exprs[i], env);
+  }
   return last;
 }
 
@@ -187,13 +196,19 @@ PVal* Specializer::pe_global_ref(Value cell) {
 }
 
 PVal* Specializer::pe_if(IfNode* n, PEnv* env) {
+  bool tail = in_tail_;
+  // A decided test: the arm is the if's value, in tail position when the if is.
+  auto decided = [&](Node* arm) {
+    if (tail) tail_node_ = arm;
+    return pe(arm, env);
+  };
   PVal* t = known(pe(n->test, env));
   if (t->kind == PKind::Static || t->is_object()) inspect(t);
-  if (t->kind == PKind::Static) return pe(t->value.is_true() ? n->then : n->otherwise, env);
-  if (t->is_object()) return pe(n->then, env);  // a pair, vector or procedure is true
+  if (t->kind == PKind::Static) return decided(t->value.is_true() ? n->then : n->otherwise);
+  if (t->is_object()) return decided(n->then);  // a pair, vector or procedure is true
   if (excluded(t, kFalse)) {  // an earlier test found it true, or it is a pair (facts.cpp)
     inspect(t);
-    return pe(n->then, env);
+    return decided(n->then);
   }
   Var* test_var = t->var;
   bool swap = false;
@@ -202,7 +217,7 @@ PVal* Specializer::pe_if(IfNode* n, PEnv* env) {
     bool a = t->choice[0].is_true(), b = t->choice[1].is_true();
     if (a == b) {
       inspect(t);
-      return pe(a ? n->then : n->otherwise, env);
+      return decided(a ? n->then : n->otherwise);
     }
     test_var = t->choice_test;
     swap = !a;
@@ -289,10 +304,12 @@ PVal* Specializer::pe_if(IfNode* n, PEnv* env) {
 }
 
 PVal* Specializer::pe_let(LetNode* n, PEnv* env) {
+  bool tail = in_tail_;
   gc_vector<PVal*> vals;
   for (Node* i : n->inits) vals.push_back(pe(i, env));
   PEnv* frame = gc_new<PEnv>(env);
   for (size_t i = 0; i < n->vars.size(); i++) bind(frame, n->vars[i], vals[i]);
+  if (tail) tail_node_ = n->body;
   return pe(n->body, frame);
 }
 
@@ -449,11 +466,11 @@ LambdaClause* Specializer::pick_clause(LambdaNode* lam, size_t nargs, size_t* in
   return nullptr;
 }
 
-PVal* Specializer::call(PVal* fn, gc_vector<PVal*>& args) {
+PVal* Specializer::call(PVal* fn, gc_vector<PVal*>& args, bool tail) {
   inspect(fn);
   if (fn->kind == PKind::Static && is_primitive(fn->value)) return prim_call(fn->value, args);
   Callee c;
-  if (known_callee(fn, &c)) return known_call(c, args, false);
+  if (known_callee(fn, &c)) return known_call(c, args, false, tail);
   return residual_call(lift(fn), args);
 }
 
@@ -466,7 +483,7 @@ PVal* Specializer::residual_call(Node* fn, gc_vector<PVal*>& args) {
   return r;
 }
 
-PVal* Specializer::known_call(const Callee& c, gc_vector<PVal*>& args, bool force_specialize) {
+PVal* Specializer::known_call(const Callee& c, gc_vector<PVal*>& args, bool force_specialize, bool tail) {
   size_t index = 0;
   LambdaClause* cl = pick_clause(c.lam, args.size(), &index);
   if (!cl) {  // wrong number of arguments: the program raises the arity error at run time
@@ -492,6 +509,14 @@ PVal* Specializer::known_call(const Callee& c, gc_vector<PVal*>& args, bool forc
     }
   }
   if (enters_helper(c, index, packed)) return specialize_call(c, index, packed);
+  if (tail) {  // the unfolding whose body this call ends is finished by the same loop (unfold.cpp)
+    UnfoldLevel* next = gc_new<UnfoldLevel>();
+    next->c = c;
+    next->clause = index;
+    next->args.assign(packed.begin(), packed.end());
+    tail_next_ = next;
+    return &tail_call_;
+  }
   return unfold(c, index, packed);
 }
 
@@ -555,98 +580,6 @@ bool Specializer::unfold_under_control(const Callee& c) {
   for (LambdaClause* cl : c.lam->clauses)
     if (node_size(cl->body, kDynUnfoldBodyLimit) > kDynUnfoldBodyLimit) return false;
   return !may_recurse(c);
-}
-
-PVal* Specializer::unfold(const Callee& c, size_t clause, gc_vector<PVal*>& args) {
-  spend(4);
-  LambdaClause* cl = c.lam->clauses[clause];
-  int& depth = unfold_depth_[c.lam];
-  if (depth >= kMaxUnfoldDepth) {
-    Exhausted ex{"unfold depth"};
-    ex.runaway = c.lam;
-    throw ex;
-  }
-  struct Depth {
-    std::unordered_map<LambdaNode*, int>& m;
-    root_vector<Unfolding>& stack;
-    LambdaNode* lam;
-    ~Depth() {
-      m[lam]--;
-      stack.pop_back();
-    }
-  } guard{unfold_depth_, unfoldings_[c.lam], c.lam};
-  uint64_t epoch0 = epoch_;
-  bool views0 = false;
-  for (PVal* a : args) views0 = views0 || has_views(a);
-  if (!c.runtime.is_true()) views0 = views0 || has_views(c.closure);
-  uint64_t id = ++unfolding_ids_;
-  guard.stack.push_back(Unfolding{c, clause, &args, pending_.size(), views0});
-  guard.stack.back().id = id;
-  depth++;
-  bool outermost = depth == 1;
-  Block* saved_block = block_;
-  int saved_dyn = dyn_depth_;
-  StmtList::iterator start = mark();
-  int64_t effort0 = effort_, size0 = size_;
-  size_t entries0 = entries_.size();
-  // The unfolding's code may be dropped (below): boxes go back to their states at its start.
-  FramePush frame(this, block_, start);
-  BoxFrame f0 = frame.frame();
-  try {
-    PEnv* frame = gc_new<PEnv>(callee_env(c));
-    for (size_t i = 0; i < cl->params.size(); i++) bind(frame, cl->params[i], args[i]);
-    if (cl->rest) bind(frame, cl->rest, args.back());
-    PVal* r = pe(cl->body, frame);
-    // No peeled first iteration: when the unfolding made a loop of the same procedure (a helper
-    // made inside it, whose key is this call's or more general), the unfolded copy of the first
-    // iteration is dropped and the call enters the loop.
-    // (A key made now has lost the fields read at the start if the epoch changed since.)
-    Entry* loop = views0 && epoch_ != epoch0 ? nullptr : loop_helper(c, clause, args, entries0);
-    if (!loop) return r;
-    block_ = saved_block;
-    dyn_depth_ = saved_dyn;
-    block_->truncate(start);
-    box_undo(f0.trail_mark, f0.seq);
-    boxes_.resize(f0.nboxes);
-    mutation();  // fields read by the dropped code name variables that no longer exist
-    cover_ = loop;
-  } catch (EnterLoop& el) {
-    // A helper made inside repeats this call: it is a loop, whose helper this call is, built
-    // before what is inside it (a matcher's restart helpers then find the loop pending).
-    if (el.id != id) throw;
-    block_ = saved_block;
-    dyn_depth_ = saved_dyn;
-    block_->truncate(start);
-    box_undo(f0.trail_mark, f0.seq);
-    boxes_.resize(f0.nboxes);
-    mutation();  // fields read by the dropped code name variables that no longer exist
-  } catch (Exhausted& ex) {
-    // The outermost unfolding of the runaway lambda undoes its work and specializes the call.
-    if (!outermost || ex.runaway != c.lam || recoveries_ >= kMaxRecoveries) throw;
-    note("residualized", ex.which, c.lam,
-         std::string("a runaway unfolding (out of ") + ex.which + ") was undone: the call is a specialized helper");
-    recoveries_++;
-    st_.stats.residualized_calls++;
-    block_ = saved_block;
-    dyn_depth_ = saved_dyn;
-    block_->truncate(start);
-    box_undo(f0.trail_mark, f0.seq);
-    boxes_.resize(f0.nboxes);
-    mutation();  // fields read by the dropped code name variables that no longer exist
-    effort_ = effort0;
-    size_ = size0;
-    no_unfold_.insert(c.lam);
-  }
-  guard.stack.back().id = 0;  // undone: no longer an unfolding a call can repeat
-  // Nor one the helper's own unfoldings of this lambda are nested in: they count their depth from
-  // 0, so the outermost of them can recover from a runaway (before, a first state that became a
-  // loop helper left every later unfolding "inner", and a runaway gave up the whole request: the
-  // KMP matcher on a^91b).
-  struct Undone {
-    int& depth;
-    ~Undone() { depth++; }
-  } undone{--depth};
-  return specialize_call(c, clause, args);
 }
 
 bool Specializer::static_args(gc_vector<PVal*>& args, std::vector<Value>& argv, gc_vector<Value>& cells) {

@@ -20,6 +20,7 @@
 // cleanup, and with them the allocations).
 #pragma once
 
+#include <exception>
 #include <vector>
 
 #include "ir/functor.hpp"
@@ -450,7 +451,7 @@ class Specializer : public ExprFunctor<PVal*(Node*, PEnv*)> {
 
   // ---- calls ----
  public:
-  PVal* call(PVal* fn, gc_vector<PVal*>& args);
+  PVal* call(PVal* fn, gc_vector<PVal*>& args, bool tail = false);
   PVal* residual_call(Node* fn, gc_vector<PVal*>& args);
   PVal* prim_call(Value prim, gc_vector<PVal*>& args);
   PVal* residual_prim(Value prim, gc_vector<PVal*>& args);
@@ -459,8 +460,44 @@ class Specializer : public ExprFunctor<PVal*(Node*, PEnv*)> {
   bool known_callee(PVal* fn, Callee* out);
   PEnv* callee_env(const Callee& c);
   LambdaClause* pick_clause(LambdaNode* lam, size_t nargs, size_t* index);
-  PVal* known_call(const Callee& c, gc_vector<PVal*>& args, bool force_specialize);
+  PVal* known_call(const Callee& c, gc_vector<PVal*>& args, bool force_specialize, bool tail = false);
   PVal* unfold(const Callee& c, size_t clause, gc_vector<PVal*>& args);
+  // ---- tail calls of unfoldings (unfold.cpp) ----
+  // One unfolding in progress: the call, and the state its undoing (loop_helper, EnterLoop, a
+  // runaway) goes back to. unfold() keeps a chain of them: a call in tail position of an
+  // unfolded body that is unfolded too is the chain's next level, run by the same loop instead
+  // of a nested unfold() (the KMP matcher's restart cascade, m^2/2 decided tail calls, needs no
+  // C stack and no depth budget); each level is still finished, innermost first, exactly as a
+  // nested unfolding would be.
+  struct UnfoldLevel {
+    Callee c;
+    size_t clause = 0;
+    gc_vector<PVal*> args;
+    uint64_t id = 0, epoch0 = 0;
+    bool views0 = false, outermost = false;
+    Block* saved_block = nullptr;
+    int saved_dyn = 0;
+    StmtList::iterator start;
+    int64_t effort0 = 0, size0 = 0;
+    size_t entries0 = 0;
+    BoxFrame f0{};
+  };
+  // The tail position an unfolded body's evaluation has reached: set just before pe() of the
+  // node in tail position (unfold, a decided if, a let's body, a sequence's last expression),
+  // cleared by every visit, so only a node reached through those alone is in tail position.
+  Node* tail_node_ = nullptr;
+  bool in_tail_ = false;  // the node being visited is in tail position (read first by its case)
+  // known_call's answer to an unfoldable call in tail position: the next level (tail_next_).
+  PVal tail_call_{};
+  UnfoldLevel* tail_next_ = nullptr;
+  // Pushes the level's unfolding (depth, unfoldings_, its box frame) and records its start.
+  // A tail level does not count toward kMaxUnfoldDepth (it nests nothing).
+  void open_level(UnfoldLevel* L, bool tail);
+  void close_level(UnfoldLevel* L);  // pops what open_level pushed
+  void undo_level(UnfoldLevel* L);   // drops the level's residual code and box changes
+  // The level's body, done with r or the exception ex: it stays, or is undone and its call
+  // specialized (a loop it made, EnterLoop for it, a runaway it is the outermost unfolding of).
+  PVal* finish_level(UnfoldLevel* L, PVal* r, std::exception_ptr& ex);
   // A finished helper of the same clause made since entry `from` whose key is this call's or
   // more general: the loop an outermost unfolding entered (its first iteration need not stay
   // unfolded), or null.
