@@ -525,31 +525,57 @@ Atom Reverse::visit_let(LetNode* l) {
   return expr(l->body, tail_);
 }
 
-// A group of values and lambdas where no value's init refers to a lambda of the group and nothing is
-// assigned (the direct form, expander.cpp letrec_inits_first: the values' inits are constants,
-// references and primitive arithmetic, so no procedure of the group runs while they are made):
-// the values first, in order, then the lambdas as a group of their own, which may refer to the
-// values and to each other. (Mutual recursion over a value, (letrec ((k (* 2 x)) (ev (lambda ...
-// od ...)) (od (lambda ... ev ...))) ...), was refused as 'values refer to later ones'.)
+// A group of values and lambdas, nothing assigned, cut into groups differentiated in turn: each
+// value alone, in order, and the lambdas before it that it refers to (or, at the end, all that
+// are left) as a group of their own, which may refer to each other and to the values before it.
+// Making a closure has no effect, so a lambda may be made later than written as long as no
+// value made in between refers to it. (Mutual recursion over a value, (letrec ((k (* 2 x)) (ev
+// (lambda ... od ...)) (od (lambda ... ev ...))) ...), and a lambda referring to a later value
+// that a later call reads, (letrec* ((h (lambda (y) (* y c))) (c (* x 3)) (d (h x))) d), were
+// refused as 'values refer to later ones'; the second one only without the optimizer, which
+// inlines h.) False, for the general case, when a lambda a value needs refers to that value or
+// a later one, or a value's init has a lambda of its own.
 bool Reverse::split_letrec(LetNode* n) {
-  LetNode* part[2] = {gc_new<LetNode>(n->kind, n->loc), gc_new<LetNode>(n->kind, n->loc)};
+  std::vector<LetNode*> parts;
+  LetNode* pending = nullptr;  // the lambdas not yet made
+  auto refers_to = [](Node* init, const gc_vector<Var*>& vars, bool* has_lambda) {
+    bool r = false;
+    for_each_node(init, [&](Node* m) {
+      if (m->kind == NodeKind::Lambda && has_lambda) *has_lambda = true;
+      if (m->kind != NodeKind::LocalRef) return;
+      for (Var* v : vars) r = r || static_cast<LocalRefNode*>(m)->var == v;
+    });
+    return r;
+  };
   for (size_t i = 0; i < n->vars.size(); i++) {
     if (n->vars[i]->assigned) return false;
-    LetNode* p = part[n->inits[i]->kind == NodeKind::Lambda ? 1 : 0];
-    p->vars.push_back(n->vars[i]);
-    p->inits.push_back(n->inits[i]);
+    if (n->inits[i]->kind == NodeKind::Lambda) {
+      if (!pending) pending = gc_new<LetNode>(n->kind, n->loc);
+      pending->vars.push_back(n->vars[i]);
+      pending->inits.push_back(n->inits[i]);
+      continue;
+    }
+    bool has_lambda = false;
+    gc_vector<Var*> later(n->vars.begin() + i, n->vars.end());  // this value and the ones after
+    if (refers_to(n->inits[i], later, &has_lambda)) return false;
+    if (pending && refers_to(n->inits[i], pending->vars, &has_lambda)) {
+      // the lambdas are made first: none may refer to this value or a later variable
+      for (Node* init : pending->inits)
+        if (refers_to(init, later, nullptr)) return false;
+      parts.push_back(pending);
+      pending = nullptr;
+    }
+    if (has_lambda) return false;  // (not the direct form's values)
+    LetNode* value = gc_new<LetNode>(n->kind, n->loc);
+    value->vars.push_back(n->vars[i]);
+    value->inits.push_back(n->inits[i]);
+    parts.push_back(value);
   }
-  if (part[0]->vars.empty() || part[1]->vars.empty()) return false;
-  for (Node* init : part[0]->inits) {
-    bool refers = false;
-    for_each_node(init, [&](Node* m) {
-      if (m->kind == NodeKind::Lambda) refers = true;  // (not the direct form's values)
-      if (m->kind != NodeKind::LocalRef) return;
-      for (Var* l : part[1]->vars) refers = refers || static_cast<LocalRefNode*>(m)->var == l;
-    });
-    if (refers) return false;
-  }
-  for (LetNode* p : part) {
+  if (pending) parts.push_back(pending);
+  bool lambdas = false, values = false;
+  for (LetNode* p : parts) (p->inits[0]->kind == NodeKind::Lambda ? lambdas : values) = true;
+  if (!lambdas || !values) return false;
+  for (LetNode* p : parts) {
     p->body = n->body;
     letrec(p);
   }
