@@ -74,12 +74,42 @@ Value VmExpandHost::run(Node* ir, Environment* env) {
 Value VmExpandHost::apply(Value proc, int argc, const Value* argv) { return vm_.apply(proc, argc, argv); }
 void VmExpandHost::autoload(Value cell) { autoload_cell(vm_, cell); }
 
+namespace {
+// A name the environment does not define: no binding, or a variable cell nothing has set (an
+// earlier reference makes one: after (define (f) (import ...)) the REPL's imports must still be
+// declarations).
+bool undefined_name(Environment* env, const char* name) {
+  Value b = env->lookup(intern(name));
+  return b == kUnbound || (has_type(b, Type::GlobalCell) && b.as<GlobalCell>()->value == kUnbound);
+}
+}  // namespace
+
 Value compile_form(Vm& vm, Value form, Environment* env) {
-  if (is_head(form, "import") && env->lookup(intern("import")) == kUnbound) {
+  if (is_head(form, "import") && undefined_name(env, "import")) {
     import_declaration(vm, env, form);
     return nothing_thunk();
   }
-  if (is_head(form, "define-library") && env->lookup(intern("define-library")) == kUnbound) {
+  // (begin (import ...) form ...) at the top level (of a program, the REPL or eval) is spliced
+  // there, so its imports are declarations too: made first, then the other forms are compiled
+  // as one begin. (foment's R7RS eval tests and husk's do this; it was an "unbound variable".)
+  Value begin = is_head(form, "begin") ? env->lookup(intern("begin")) : kFalse;
+  if (is_macro(begin) && begin.as<Macro>()->form == SpecialForm::Begin &&
+      undefined_name(env, "import")) {
+    bool imports = false;
+    for (Value l = cdr(form); is_pair(l); l = cdr(l)) imports = imports || is_head(car(l), "import");
+    if (imports) {
+      gc_vector<Value> rest;
+      for (Value l = cdr(form); is_pair(l); l = cdr(l)) {
+        if (is_head(car(l), "import")) import_declaration(vm, env, car(l));
+        else rest.push_back(car(l));
+      }
+      if (rest.empty()) return nothing_thunk();
+      Value body = kNil;
+      for (size_t i = rest.size(); i-- > 0;) body = cons(rest[i], body);
+      form = cons(car(form), body);
+    }
+  }
+  if (is_head(form, "define-library") && undefined_name(env, "define-library")) {
     define_library(vm, form);
     return nothing_thunk();
   }

@@ -1854,16 +1854,28 @@ Value Expander::rw_define_record_type(Value x, Scope* s) {
     accessors.push_back(n >= 2 ? cadr(f) : kFalse);
     modifiers.push_back(n == 3 ? caddr(f) : kFalse);
   }
+  // Field names are identifiers: two made by different macro expansions are different fields
+  // even when they are spelled the same (a macro adding one `tmp` field per step of a recursion,
+  // from the R7RS working group's hygiene discussion; Chibi and Sagittarius accept it). A
+  // constructor's field is the field that is the same identifier, or else the one field spelled
+  // the same.
   gc_vector<Value> field_syms;
   for (Value f : field_ids) field_syms.push_back(identifier_symbol(f));
-  for (size_t i = 0; i < field_syms.size(); i++)
+  for (size_t i = 0; i < field_ids.size(); i++)
     for (size_t j = 0; j < i; j++)
-      if (field_syms[i] == field_syms[j]) fail(who, "duplicate field", field_syms[i], x);
+      if (field_ids[i] == field_ids[j]) fail(who, "duplicate field", field_syms[i], x);
   auto field_index = [&](Value id) -> int64_t {
+    for (size_t i = 0; i < field_ids.size(); i++)
+      if (field_ids[i] == id) return static_cast<int64_t>(i);
     Value sym = identifier_symbol(id);
+    int64_t found = -1;
     for (size_t i = 0; i < field_syms.size(); i++)
-      if (field_syms[i] == sym) return static_cast<int64_t>(i);
-    fail(who, "unknown field", id, x);
+      if (field_syms[i] == sym) {
+        if (found >= 0) fail(who, "ambiguous field", id, x);
+        found = static_cast<int64_t>(i);
+      }
+    if (found < 0) fail(who, "unknown field", id, x);
+    return found;
   };
 
   Value q = core_id("quote"), def = core_id("define");

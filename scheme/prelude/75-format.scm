@@ -40,6 +40,7 @@
         ((not d)
          (let ((s (number->string (if (exact-integer? x) x (inexact x)))))
            s))
+        ((%format-scientific? x) (%format-scientific x d))
         (else
          (let* ((e (exact x))
                 (neg (or (< e 0) (eqv? x -0.0)))
@@ -53,6 +54,31 @@
                           (string-append digits ".")
                           (string-append (substring digits 0 k) "." (substring digits k (string-length digits))))))
            (if neg (string-append "-" body) body)))))
+
+;; With d digits, a magnitude of 1e10 or more, or below 1e-3, is written as a mantissa and an
+;; exponent, as SRFI 48's reference implementation does on the digits of number->string where
+;; that writes such numbers so (Chez Scheme's thresholds): (format "~8,2F" 32e10) => " 3.20e11",
+;; (format "~10,0F" -3e-4) => "    -3.e-4", the SRFI's own examples.
+(define (%format-scientific? x)
+  (let ((m (abs (inexact x))))
+    (and (> m 0) (or (>= m 1e10) (< m 1e-3)))))
+
+;; d digits after the point of the mantissa (1 <= mantissa < 10, rounded to nearest, ties to
+;; even, computed exactly), then "e" and the exponent.
+(define (%format-scientific x d)
+  (let* ((a (abs (exact x)))
+         (k0 (exact (floor (/ (log (inexact a)) (log 10)))))
+         (k (let adjust ((k k0))
+              (cond ((< a (expt 10 k)) (adjust (- k 1)))
+                    ((>= a (expt 10 (+ k 1))) (adjust (+ k 1)))
+                    (else k))))
+         (scale (lambda (k) (round (* (/ a (expt 10 k)) (expt 10 d)))))
+         ;; 9.996e11 to 2 digits is 1.00e12
+         (k (if (>= (scale k) (expt 10 (+ d 1))) (+ k 1) k))
+         (digits (number->string (scale k))))
+    (string-append (if (< x 0) "-" "")
+                   (substring digits 0 1) "." (substring digits 1 (string-length digits))
+                   "e" (number->string k))))
 
 (define %format-help
   "~a display  ~s write  ~w write with labels  ~d ~x ~o ~b number (radix 10 16 8 2)  ~c char

@@ -35,4 +35,24 @@
       (begin (eval '(define-syntax eval-test-mac (syntax-rules () ((_) 'yes))) ie)
              (eval '(eval-test-mac) ie)))
 
+;; (begin (import ...) ...) at the top of eval is spliced: the import is a declaration (foment's
+;; R7RS eval tests; it was "unbound variable: scheme").
+(test "begin with an import, then a use" 3
+      (eval '(begin (import (scheme cxr)) (caddr '(1 2 3))) (environment '(scheme base))))
+(test "the import stays for later forms" 'c
+      (let ((e (environment '(scheme base))))
+        (eval '(begin (import (only (scheme cxr) cadddr))) e)
+        (eval '(cadddr '(a b c c)) e)))
+(test "begin with an import in the interaction environment of a program" 6
+      (eval '(begin (import (only (scheme cxr) cdddr)) (length (cdddr '(1 2 3 4 5 6 7 8 9))))
+            (interaction-environment)))
+(test "import after a reference to a variable named import" 3
+      (let ((e (environment '(scheme base))))
+        (eval '(define (uses-import) (import (scheme cxr))) e)  ; makes an unset cell `import`
+        (eval '(import (scheme cxr)) e)
+        (eval '(caddr '(1 2 3)) e)))
+(test "begin without an import is unchanged" 2 (eval '(begin 1 2) (environment '(scheme base))))
+(test-error "begin with a bad import raises" error-object?
+            (eval '(begin (import (no such library here)) 1) (environment '(scheme base))))
+
 (test-end)

@@ -82,4 +82,28 @@
       (let loop ((i 0) (last #f))
         (if (= i 100000) (point-x last) (loop (+ i 1) (make-point (+ i 1) i)))))
 
+;; Field names are identifiers: a macro adding a `tmp` field at each step of its recursion makes
+;; distinct fields (Sagittarius' R7RS tests, from the R7RS working group's hygiene discussion).
+(define-syntax define-tuple-type
+  (syntax-rules ()
+    ((_ name make pred x->vec (defaults ...))
+     (deftuple name (make) pred x->vec (defaults ...) (defaults ...) ()))))
+(define-syntax deftuple
+  (syntax-rules ()
+    ((_ name (make args ...) pred x->vec defaults (default . rest) (fields ...))
+     (deftuple name (make args ... tmp) pred x->vec defaults rest (fields ... (tmp tmp))))
+    ((_ name (make args ...) pred x->vec (defaults ...) () ((field-name get) ...))
+     (begin
+       (define-record-type name (make-tmp args ...) pred (field-name get) ...)
+       (define (make . o) (if (pair? o) (apply make-tmp o) (make-tmp defaults ...)))
+       (define (x->vec x) (vector (get x) ...))))))
+(test "fields spelled the same from different expansions" '(#(0 0) #(1 2))
+      (let ()  ; internal definitions: the two accessors named tmp are distinct too
+        (define-tuple-type tuple make-tuple tuple? tuple->vector (0 0))
+        (list (tuple->vector (make-tuple)) (tuple->vector (make-tuple 1 2)))))
+(test-error "the same field twice is still an error" error-object?
+            (eval '(define-record-type r (mk a) r? (a ra) (a rb)) (environment '(scheme base))))
+(test-error "an unknown constructor field is still an error" error-object?
+            (eval '(define-record-type r (mk b) r? (a ra)) (environment '(scheme base))))
+
 (test-end)
