@@ -90,7 +90,8 @@ QUASI_PRIM(p_even_p) { return make_bool(!num_odd(argv[0], "even?")); }
 Value extremum(const char* who, int want, int argc, Value* argv) {
   bool inexact = false;
   for (int i = 0; i < argc; i++) {
-    check_number(who, argv[i]);
+    // real, even alone: (max +3i) is an error, not +3i
+    if (!is_real_value(argv[i])) type_error(who, "a real number", argv[i]);
     if (!is_exact(argv[i])) inexact = true;
   }
   Value best = argv[0];

@@ -29,7 +29,7 @@ namespace quasi {
   else if (max_args < 0) expected = "at least " + std::to_string(min_args);
   else expected = std::to_string(min_args) + " to " + std::to_string(max_args);
   throw_condition("arity", who,
-                  "expected " + expected + " argument" + (expected == "1" ? "" : "s") + ", got " +
+                  "expected " + expected + " argument" + (min_args == 1 && max_args <= 1 ? "" : "s") + ", got " +
                       std::to_string(got));
 }
 

@@ -52,7 +52,7 @@ void collect_assignments(Environment* env, Value datum, int& budget, std::unorde
 std::string arity_text(int required, bool rest) {
   std::string s = rest ? "at least " : "";
   s += std::to_string(required);
-  s += required == 1 && !rest ? " argument" : " arguments";
+  s += required == 1 ? " argument" : " arguments";  // "1 argument", "at least 1 argument"
   return s;
 }
 

@@ -325,6 +325,8 @@ uint64_t rt_capture(VmImpl* vm, const Insn* call_pc, int64_t flags, uint64_t ses
   bool tail = flags & kCaptureTail;
   const Insn* ret_pc = tail ? nullptr : call_pc + 1;
   int64_t dst = tail ? 0 : call_pc->a;
+  // f no procedure: the interpreter's call names call/cc in the error (VmImpl::enter)
+  if (!is_procedure(vm->stack[vm->fp + call_pc->a + 1])) return 0;
   return or_zero([&] {
     if (flags & kCaptureEscape) return vm->capture_escape(ret_pc, dst, tail);
     return vm->capture(vm->fp + call_pc->a, ret_pc, dst, tail, session);

@@ -21,9 +21,13 @@
 namespace quasi {
 
 namespace {
+// The name an arity error gives the procedure: an anonymous lambda is named by where it is
+// written, so "(map (lambda (a b) ...) l)" says which lambda takes two arguments.
 std::string name_of(Value proc) {
   std::string n = procedure_name(proc);
-  return n.empty() ? "#<procedure>" : n;
+  if (!n.empty()) return n;
+  SrcLoc at = is_closure(proc) ? SrcLoc::unpack(proc.as<Closure>()->proto->loc) : SrcLoc{};
+  return at.known() ? "#<procedure at " + at.to_string() + ">" : "#<procedure>";
 }
 }  // namespace
 
@@ -32,15 +36,6 @@ std::string name_of(Value proc) {
 const Insn* VmImpl::enter(int64_t nfp, int64_t argc, const Insn* ret_pc, int64_t dst, bool tail) {
   for (;;) {
     Value f = stack[nfp];
-    // A tail call reuses the caller's frame: the callee and its arguments move down to fp. Not
-    // for a plain primitive, which runs on its arguments where they are and returns from the
-    // caller's frame: the caller's parameters stay in their registers, so an error the
-    // primitive raises shows the caller's own arguments in its backtrace line.
-    if (tail && nfp != fp &&
-        !(f.is_ptr() && f.obj()->type() == Type::Primitive && !(f.as<Primitive>()->flags & kVmSpecial))) {
-      std::memmove(stack + fp, stack + nfp, sizeof(Value) * (argc + 1));
-      nfp = fp;
-    }
     if (!f.is_ptr()) type_error("application", "a procedure", f);
     switch (f.obj()->type()) {
       case Type::Closure: {
@@ -50,6 +45,16 @@ const Insn* VmImpl::enter(int64_t nfp, int64_t argc, const Insn* ret_pc, int64_t
           if (first->next_clause)
             throw_condition("arity", name_of(f).c_str(), "no clause accepts " + std::to_string(argc) + " argument" + (argc == 1 ? "" : "s"));
           arity_error(name_of(f).c_str(), first->nparams, first->has_rest ? -1 : first->nparams, int(argc));
+        }
+        // A tail call reuses the caller's frame: the callee and its arguments move down to fp.
+        // Only here, once the call is known to go ahead: the other kinds of procedure run on
+        // their arguments where they are (a primitive returns from the caller's frame; apply,
+        // call/cc, ... rearrange them and come back here), so until a closure is entered the
+        // caller's parameters stay in their registers and an error shows the caller's own
+        // arguments in its backtrace line, not the callee's.
+        if (tail && nfp != fp) {
+          std::memmove(stack + fp, stack + nfp, sizeof(Value) * (argc + 1));
+          nfp = fp;
         }
         ensure_stack(nfp + p->nregs + 1);
         if (!tail) push_frame(ret_pc, dst);
@@ -73,6 +78,7 @@ const Insn* VmImpl::enter(int64_t nfp, int64_t argc, const Insn* ret_pc, int64_t
               Value lst = stack[nfp + argc];
               int64_t n = list_length(lst);
               if (n < 0) type_error("apply", "a proper list", lst);
+              if (!is_procedure(stack[nfp + 1])) type_error("apply", "a procedure", stack[nfp + 1]);
               int64_t fixed = argc - 2;
               ensure_stack(nfp + 2 + fixed + n + 1);
               if (nfp + 2 + fixed + n + 1 > top && !tail) top = nfp + 2 + fixed + n + 1;
@@ -99,6 +105,8 @@ const Insn* VmImpl::enter(int64_t nfp, int64_t argc, const Insn* ret_pc, int64_t
             }
             case kVmCallCC:
             case kVmCallEC: {
+              // Checked before the capture, so the error names call/cc, not the application.
+              if (!is_procedure(stack[nfp + 1])) type_error(pr->name, "a procedure", stack[nfp + 1]);
               Value k = pr->vm_op == kVmCallEC ? capture_escape(ret_pc, dst, tail) : capture(nfp, ret_pc, dst, tail);
               stack[nfp] = stack[nfp + 1];
               stack[nfp + 1] = k;
@@ -205,7 +213,7 @@ bool in_library_code(SrcLoc l) {
 
 }  // namespace
 
-Value VmImpl::backtrace() const {
+Value VmImpl::backtrace(Value* library_entry) const {
   constexpr int kMaxFrames = 64;
   gc_vector<Value> records;  // visible to the collector while more records are allocated
   int64_t total = 0;
@@ -242,6 +250,7 @@ Value VmImpl::backtrace() const {
     while (entry + 1 < records.size() && records[entry + 1].as<Vector>()->items()[3] == kTrue) entry++;
     Value* r = records[entry].as<Vector>()->items();
     if (r[3] == kTrue && !(is_string(r[0]) && string_to_utf8(r[0]).rfind('%', 0) == 0)) {
+      if (library_entry) *library_entry = r[0];
       SrcLoc site = user_location();
       r[1] = entry + 1 < records.size() ? records[entry + 1].as<Vector>()->items()[1]
              : site.known()               ? make_string_utf8(site.to_string())
@@ -278,7 +287,14 @@ const Insn* VmImpl::raise_from_error(Value payload) {
   if (is_condition(payload)) {
     Condition* c = payload.as<Condition>();
     if (c->loc == 0) c->loc = error_location().pack();
-    if (!is_vector(c->backtrace)) c->backtrace = backtrace();
+    if (!is_vector(c->backtrace)) {
+      Value entry = kFalse;
+      c->backtrace = backtrace(&entry);
+      // A library procedure calling something the user gave it that is no procedure, as in
+      // (call-with-values 5 list): the error names the library procedure the user called, not
+      // the application inside it (the message is the same as a primitive's own check).
+      if (is_string(entry) && c->who == intern("application")) c->who = intern(string_to_utf8(entry).c_str());
+    }
   }
   last_raise_where = error_location();
   Value raise_proc = raise_cell == kFalse ? kUnbound : raise_cell.as<GlobalCell>()->value;

@@ -243,7 +243,9 @@ struct VmImpl {
   Value call_redefined_chain(const Insn* pc);
 
   SrcLoc location_of(const Insn* pc) const;  // of an instruction of the running procedure
-  Value backtrace() const;                   // the frames for Condition::backtrace
+  // The frames for Condition::backtrace; *library_entry = the name of the library procedure
+  // the user called when the error is raised inside library code (vm/call.cpp).
+  Value backtrace(Value* library_entry = nullptr) const;
   SrcLoc user_location() const;              // innermost call site outside library code
   SrcLoc error_location() const;             // error_pc's location, or user_location() when that is in library code
 };

@@ -80,8 +80,11 @@
      (thunk))))
 
 (define (with-exception-handler handler thunk)
+  ;; thunk too: called with the handler installed, a non-procedure would reach the handler
   (if (not (procedure? handler))
-      (error 'with-exception-handler "expected a procedure" handler))
+      (error "with-exception-handler: expected a procedure, got" handler))
+  (if (not (procedure? thunk))
+      (error "with-exception-handler: expected a procedure, got" thunk))
   (%with-handlers (cons handler %handlers) thunk))
 
 ;; `raise` itself is a C++ primitive: it records where it was called (an error object gets the

@@ -41,6 +41,12 @@
 
 ;; ---- map / for-each --------------------------------------------------------------------------
 
+;; The procedures that accumulate a result check first that their list ends (list?, or for two
+;; lists that one of them does): on a circular list they would grow the result until memory
+;; runs out. map checks only past its first 1000 elements, where it starts accumulating.
+(define (%one-finite who p1 p2 l1)
+  (if (or (list? p1) (list? p2)) p1 (%bad-list who l1)))
+
 ;; map builds its result the way it reads it: by recursion, for the first 1000 elements (no
 ;; reverse pass, no second list), then by accumulating in reverse (the frames of a deeper
 ;; recursion would cost more than the copy). Either way no pair of a returned list is ever
@@ -52,10 +58,10 @@
          (if (< depth 1000)
              (let ((v (f (car p))))
                (cons v (%map1 f (cdr p) l (+ depth 1))))
-             (let loop ((p p) (acc '()))
-               (cond ((pair? p) (loop (cdr p) (cons (f (car p)) acc)))
-                     ((null? p) (reverse acc))
-                     (else (%bad-list "map" l))))))
+             (let loop ((p (if (list? p) p (%bad-list "map" l))) (acc '()))
+               (if (pair? p)
+                   (loop (cdr p) (cons (f (car p)) acc))
+                   (reverse acc)))))
         ((null? p) '())
         (else (%bad-list "map" l))))
 
@@ -64,7 +70,7 @@
       (if (< depth 1000)
           (let ((v (f (car p1) (car p2))))
             (cons v (%map2 f (cdr p1) (cdr p2) l1 l2 (+ depth 1))))
-          (let loop ((p1 p1) (p2 p2) (acc '()))
+          (let loop ((p1 (%one-finite "map" p1 p2 l1)) (p2 p2) (acc '()))
             (if (and (pair? p1) (pair? p2))
                 (loop (cdr p1) (cdr p2) (cons (f (car p1) (car p2)) acc))
                 (begin (%check-end "map" p1)
@@ -130,6 +136,7 @@
   (case-lambda
     ((f l)
      (if (not (procedure? f)) (%bad-proc "filter-map" f))
+     (if (not (list? l)) (%bad-list "filter-map" l))
      (let loop ((p l) (acc '()))
        (cond ((pair? p)
               (let ((v (f (car p))))
@@ -152,6 +159,7 @@
   (case-lambda
     ((kons knil l)
      (if (not (procedure? kons)) (%bad-proc "fold" kons))
+     (if (not (list? l)) (%bad-list "fold" l))
      (let loop ((p l) (acc knil))
        (cond ((pair? p) (loop (cdr p) (kons (car p) acc)))
              ((null? p) acc)
@@ -169,6 +177,7 @@
   (case-lambda
     ((f init l)
      (if (not (procedure? f)) (%bad-proc "fold-left" f))
+     (if (not (list? l)) (%bad-list "fold-left" l))
      (let loop ((p l) (acc init))
        (cond ((pair? p) (loop (cdr p) (f acc (car p))))
              ((null? p) acc)
@@ -214,6 +223,7 @@
 
 (define (filter pred l)
   (if (not (procedure? pred)) (%bad-proc "filter" pred))
+  (if (not (list? l)) (%bad-list "filter" l))
   (let loop ((p l) (acc '()))
     (cond ((pair? p)
            (let ((x (car p)))
@@ -223,6 +233,7 @@
 
 (define (remove pred l)
   (if (not (procedure? pred)) (%bad-proc "remove" pred))
+  (if (not (list? l)) (%bad-list "remove" l))
   (let loop ((p l) (acc '()))
     (cond ((pair? p)
            (let ((x (car p)))
@@ -233,6 +244,7 @@
 ;; (partition pred l) returns two values: the elements satisfying pred, and the others.
 (define (partition pred l)
   (if (not (procedure? pred)) (%bad-proc "partition" pred))
+  (if (not (list? l)) (%bad-list "partition" l))
   (let loop ((p l) (in '()) (out '()))
     (cond ((pair? p)
            (let ((x (car p)))
@@ -248,6 +260,7 @@
     ((x l) (delete x l equal?))
     ((x l same?)
      (if (not (procedure? same?)) (%bad-proc "delete" same?))
+     (if (not (list? l)) (%bad-list "delete" l))
      (let loop ((p l) (acc '()))
        (cond ((pair? p)
               (let ((e (car p)))

@@ -53,6 +53,8 @@
 
 ;; (hash-table comparator key value ...): immutable (SRFI 125).
 (define (hash-table comparator . kvs)
+  (if (not (or (comparator? comparator) (procedure? comparator)))
+      (error "hash-table: expected a comparator, got" comparator))
   (let ((t (make-hash-table comparator)))
     (let loop ((kvs kvs))
       (cond ((null? kvs) (hash-table-copy t #f))
@@ -76,13 +78,17 @@
 ;; The first association of a key wins.
 (define (alist->hash-table alist . args)
   (let ((t (apply make-hash-table (%table-args "alist->hash-table" args))))
+    (if (not (list? alist)) (%bad-list "alist->hash-table" alist))
     (for-each (lambda (p)
+                (if (not (pair? p))
+                    (error "alist->hash-table: expected a list of pairs, got" alist))
                 (if (not (hash-table-contains? t (car p))) (hash-table-set! t (car p) (cdr p))))
               alist)
     t))
 
 ;; (hash-table-ref t k [failure [success]])
 (define (hash-table-ref t k . opt)
+  (%ht-check "hash-table-ref" t)
   (let ((v (hash-table-ref/default t k %ht-absent)))
     (cond ((eq? v %ht-absent)
            (if (and (pair? opt) (car opt))
@@ -95,32 +101,46 @@
   (hash-table-set! t k (updater (apply hash-table-ref t k opt))))
 
 (define (hash-table-update!/default t k updater default)
+  (%ht-check "hash-table-update!/default" t)
   (hash-table-set! t k (updater (hash-table-ref/default t k default))))
 
 (define (hash-table-intern! t k failure)
+  (%ht-check "hash-table-intern!" t)
   (let ((v (hash-table-ref/default t k %ht-absent)))
     (if (eq? v %ht-absent)
         (let ((new (failure))) (hash-table-set! t k new) new)
         v)))
 
 (define (hash-table-pop! t)
-  (let ((e (%hash-table-entries t)))
+  (let ((e (%ht-entries "hash-table-pop!" t)))
     (if (= (vector-length e) 0)
         (error "hash-table-pop!: the hash table is empty" t)
         (begin (hash-table-delete! t (vector-ref e 0))
                (values (vector-ref e 0) (vector-ref e 1))))))
 
-(define (hash-table-empty? t) (= (hash-table-size t) 0))
+(define (hash-table-empty? t)
+  (%ht-check "hash-table-empty?" t)
+  (= (hash-table-size t) 0))
 
 (define (hash-table-entries t)
-  (let ((e (%hash-table-entries t)))
+  (let ((e (%ht-entries "hash-table-entries" t)))
     (let loop ((i (- (vector-length e) 2)) (ks '()) (vs '()))
       (if (< i 0)
           (values ks vs)
           (loop (- i 2) (cons (vector-ref e i) ks) (cons (vector-ref e (+ i 1)) vs))))))
 
+;; The checks of the procedures written here, named as the user called them (the C++ ones they
+;; call would name themselves: "hash-table-size: expected a hash table" from hash-table-empty?).
+(define (%ht-check who t)
+  (if (not (hash-table? t)) (error (string-append who ": expected a hash table, got") t)))
+(define (%ht-entries who t)
+  (%ht-check who t)
+  (%hash-table-entries t))
+
 ;; Calls (f key value) on each entry of the snapshot, in order.
-(define (%ht-walk t f)
+(define (%ht-walk who t f)
+  (%ht-check who t)
+  (if (not (procedure? f)) (%bad-proc who f))
   (let ((e (%hash-table-entries t)))
     (let loop ((i 0))
       (if (< i (vector-length e))
@@ -133,38 +153,38 @@
      (let-values (((proc table) (if (hash-table? a) (values b a) (values a b))))
        body ...))))
 
-(define (hash-table-walk t proc) (%ht-walk t proc))
-(define (hash-table-for-each a b) (%with-proc-table a b (proc t) (%ht-walk t proc)))
+(define (hash-table-walk t proc) (%ht-walk "hash-table-walk" t proc))
+(define (hash-table-for-each a b) (%with-proc-table a b (proc t) (%ht-walk "hash-table-for-each" t proc)))
 
 (define (hash-table-map! a b)
   (%with-proc-table a b (proc t)
-    (%ht-walk t (lambda (k v) (hash-table-set! t k (proc k v))))))
+    (%ht-walk "hash-table-map!" t (lambda (k v) (hash-table-set! t k (proc k v))))))
 
 (define (hash-table-prune! a b)
   (%with-proc-table a b (proc t)
-    (%ht-walk t (lambda (k v) (if (proc k v) (hash-table-delete! t k))))))
+    (%ht-walk "hash-table-prune!" t (lambda (k v) (if (proc k v) (hash-table-delete! t k))))))
 
 (define (hash-table-map->list a b)
   (%with-proc-table a b (proc t)
     (let ((acc '()))
-      (%ht-walk t (lambda (k v) (set! acc (cons (proc k v) acc))))
+      (%ht-walk "hash-table-map->list" t (lambda (k v) (set! acc (cons (proc k v) acc))))
       (reverse acc))))
 
 ;; (hash-table-map proc comparator t): a new table of (proc value) under comparator.
 (define (hash-table-map proc comparator t)
   (let ((r (make-hash-table comparator)))
-    (%ht-walk t (lambda (k v) (hash-table-set! r k (proc v))))
+    (%ht-walk "hash-table-map" t (lambda (k v) (hash-table-set! r k (proc v))))
     r))
 
 ;; (hash-table-fold proc seed t) or (hash-table-fold t proc seed); proc: (key value acc).
 (define (hash-table-fold a b c)
   (let-values (((proc seed t) (if (hash-table? a) (values b c a) (values a b c))))
     (let ((acc seed))
-      (%ht-walk t (lambda (k v) (set! acc (proc k v acc))))
+      (%ht-walk "hash-table-fold" t (lambda (k v) (set! acc (proc k v acc))))
       acc)))
 
 (define (hash-table-find proc t failure)
-  (let ((e (%hash-table-entries t)))
+  (let ((e (%ht-entries "hash-table-find" t)))
     (let loop ((i 0))
       (if (< i (vector-length e))
           (or (proc (vector-ref e i) (vector-ref e (+ i 1))) (loop (+ i 2)))
@@ -173,10 +193,10 @@
 ;; (hash-table-count pred t) — SRFI 125; (hash-table-count t) is the size.
 (define (hash-table-count a . b)
   (if (null? b)
-      (hash-table-size a)
+      (begin (%ht-check "hash-table-count" a) (hash-table-size a))
       (%with-proc-table a (car b) (pred t)
         (let ((n 0))
-          (%ht-walk t (lambda (k v) (if (pred k v) (set! n (+ n 1)))))
+          (%ht-walk "hash-table-count" t (lambda (k v) (if (pred k v) (set! n (+ n 1)))))
           n))))
 
 ;; SRFI 125 compares the values with a comparator; an equality procedure is accepted too.
@@ -186,7 +206,7 @@
           ((procedure? values) values)
           (else (error "hash-table=?: expected a comparator, got" values))))
   (and (= (hash-table-size t1) (hash-table-size t2))
-       (let ((e (%hash-table-entries t1)))
+       (let ((e (%ht-entries "hash-table=?" t1)))
          (let loop ((i 0))
            (or (= i (vector-length e))
                (let ((v (hash-table-ref/default t2 (vector-ref e i) %ht-absent)))
@@ -199,20 +219,24 @@
                     (hash-table-weak? t) #f))
 
 (define (hash-table-union! t1 t2)
-  (%ht-walk t2 (lambda (k v) (if (not (hash-table-contains? t1 k)) (hash-table-set! t1 k v))))
+  (%ht-check "hash-table-union!" t1)
+  (%ht-walk "hash-table-union!" t2 (lambda (k v) (if (not (hash-table-contains? t1 k)) (hash-table-set! t1 k v))))
   t1)
 (define hash-table-merge! hash-table-union!)
 
 (define (hash-table-intersection! t1 t2)
-  (%ht-walk t1 (lambda (k v) (if (not (hash-table-contains? t2 k)) (hash-table-delete! t1 k))))
+  (%ht-check "hash-table-intersection!" t2)
+  (%ht-walk "hash-table-intersection!" t1 (lambda (k v) (if (not (hash-table-contains? t2 k)) (hash-table-delete! t1 k))))
   t1)
 
 (define (hash-table-difference! t1 t2)
-  (%ht-walk t1 (lambda (k v) (if (hash-table-contains? t2 k) (hash-table-delete! t1 k))))
+  (%ht-check "hash-table-difference!" t2)
+  (%ht-walk "hash-table-difference!" t1 (lambda (k v) (if (hash-table-contains? t2 k) (hash-table-delete! t1 k))))
   t1)
 
 (define (hash-table-xor! t1 t2)
-  (%ht-walk t2 (lambda (k v)
+  (%ht-check "hash-table-xor!" t1)
+  (%ht-walk "hash-table-xor!" t2 (lambda (k v)
                  (if (hash-table-contains? t1 k)
                      (hash-table-delete! t1 k)
                      (hash-table-set! t1 k v))))
@@ -227,6 +251,7 @@
 (define (make-weak-hashtable hash equiv . k) (%make-hash-table equiv hash #t (and (pair? k) (car k))))
 
 (define (hashtable-update! t k proc default)
+  (%ht-check "hashtable-update!" t)
   (hash-table-set! t k (proc (hash-table-ref/default t k default))))
 ;; R6RS: the copy is immutable unless mutable? is true.
 (define (hashtable-copy t . mutable) (hash-table-copy t (and (pair? mutable) (car mutable))))

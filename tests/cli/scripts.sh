@@ -125,6 +125,35 @@ for mode in on off force; do
   expect_no_match "tail primitive error ($mode): not the primitive's" "$ERR" 'in \(f #\('
 done
 
+# A closure called with the wrong number of arguments in tail position: the caller's line still
+# shows the caller's own arguments (the callee's used to overwrite them before the arity check),
+# as does a library procedure's line after an apply-like step (call-with-values; g and h tail-call
+# it, so the error is located at the top-level call).
+cat > tailarity.scm <<'SCM'
+(define (two a b) a)
+(define (f n) (if (= n 0) (two n) (+ 1 (f (- n 1)))))
+(define (g) (call-with-values (lambda () (values 1 2)) (lambda (a) a)))
+(define (h) (call-with-values (lambda () 1) 5))
+SCM
+for mode in on off force; do
+  for passes in on off; do
+    cp tailarity.scm ta.scm; echo '(f 3)' >> ta.scm
+    run env QUASI_JIT=$mode QUASI_PASSES=$passes "$QUASI" -W0 ta.scm
+    expect_match "tail arity error ($mode/$passes): message" "$ERR" '^ta\.scm:2:27: error: two: expected 2 arguments, got 1$'
+    expect_match "tail arity error ($mode/$passes): the caller's argument" "$ERR" '^  in \(f 0\) at ta\.scm:2:27$'
+    cp tailarity.scm ta.scm; echo '(g)' >> ta.scm
+    run env QUASI_JIT=$mode QUASI_PASSES=$passes "$QUASI" -W0 ta.scm
+    expect_match "consumer arity ($mode/$passes): an anonymous lambda is named by its place" "$ERR" \
+      '^ta\.scm:5:1: error: #<procedure at ta\.scm:3:56>: expected 1 argument, got 2$'
+    expect_match "consumer arity ($mode/$passes): call-with-values' own arguments" "$ERR" \
+      '^  in \(call-with-values #<procedure> #<procedure>\) at ta\.scm:5:1$'
+    cp tailarity.scm ta.scm; echo '(h)' >> ta.scm
+    run env QUASI_JIT=$mode QUASI_PASSES=$passes "$QUASI" -W0 ta.scm
+    expect_match "a non-procedure given to a library procedure ($mode/$passes): named" "$ERR" \
+      '^ta\.scm:5:1: error: call-with-values: expected a procedure, got 5$'
+  done
+done
+
 # include looks beside the including file first, then relative to the current directory (where
 # Chez and Larceny's R7RS tests look).
 mkdir -p inc/sub

@@ -75,7 +75,7 @@ expect_match "a call to a procedure defined in the file" "$ERR" \
 expect_match "a call to a primitive" "$ERR" \
   '^arity\.scm:5:[0-9]+: warning: wrong number of arguments to car: it takes 1 argument, given 2$'
 expect_match "a rest parameter needs its required arguments" "$ERR" \
-  '^arity\.scm:6:[0-9]+: warning: wrong number of arguments to later-rest: it takes at least 1 arguments, given 0$'
+  '^arity\.scm:6:[0-9]+: warning: wrong number of arguments to later-rest: it takes at least 1 argument, given 0$'
 expect_no_match "a rest parameter takes any number more" "$ERR" ':7:[0-9]+: warning'
 expect_match "a procedure defined further down" "$ERR" \
   '^arity\.scm:8:[0-9]+: warning: wrong number of arguments to three: it takes 3 arguments, given 2$'

@@ -153,6 +153,85 @@
 (test "file-error? is specific" #f (guard (e (#t (file-error? e))) (error "x")))
 (test-error "error in map callback propagates" error-object? (map (lambda (x) (car x)) '(1)))
 
+;; ---- messages name the procedure and the offending value (same text in every mode) ----------
+(test-error-message "/ names its operands" "/: division by zero in (/ 1 0)" (/ 1 0))
+(test-error-message "/ of a ratio names it" "/: division by zero in (/ 7/2 0)" (/ 7/2 0))
+(test-error-message "quotient names its operands" "quotient: division by zero in (quotient 7 0)" (quotient 7 0))
+(test-error-message "modulo of an inexact integer" "modulo: division by zero in (modulo 7.0 0)" (modulo 7.0 0))
+(test-error-message "floor/ names its operands" "floor/: division by zero in (floor/ 5 0)" (floor/ 5 0))
+(test-error-message "expt 0 to a negative power" "expt: division by zero in (expt 0 -1)" (expt 0 -1))
+(test-error-message "atan at +i" "atan: division by zero in (atan +i)" (atan +i))
+(test "division by zero is still a divide-by-zero condition" '(0 1)
+      (guard (e ((error-object? e) (list (length (error-object-irritants e))
+                                         (if (string? (error-object-message e)) 1 0))))
+        (/ 1 0)))
+(test-error-message "call/cc of a non-procedure names call/cc"
+                    "call-with-current-continuation: expected a procedure, got 5" (call/cc 5))
+(test-error-message "call-with-current-continuation of a symbol"
+                    "call-with-current-continuation: expected a procedure, got a"
+                    (call-with-current-continuation 'a))
+(test-error-message "apply of a non-procedure names apply" "apply: expected a procedure, got 5" (apply 5 '(1)))
+(test-error-message "call-with-values: a producer that is no procedure"
+                    "call-with-values: expected a procedure, got 5" (call-with-values 5 list))
+(test-error-message "call-with-values: a consumer that is no procedure"
+                    "call-with-values: expected a procedure, got 5" (call-with-values (lambda () 1) 5))
+(test-error-message "dynamic-wind of non-procedures" "dynamic-wind: expected a procedure, got 1"
+                    (dynamic-wind 1 2 3))
+(test-error-message "with-exception-handler: the handler" "with-exception-handler: expected a procedure, got 1"
+                    (with-exception-handler 1 (lambda () 2)))
+(test-error-message "with-exception-handler: the thunk, not through the handler"
+                    "with-exception-handler: expected a procedure, got 2"
+                    (with-exception-handler (lambda (e) 1) 2))
+(test-error-message "an anonymous lambda's arity error names where it is written"
+                    "#<procedure at " (map (lambda (a b) a) '(1 2)))
+(test-error-message "vector-map with a wrong-arity lambda" "expected 2 arguments, got 1"
+                    (vector-map (lambda (a b) a) #(1 2)))
+(test-error-message "string-for-each with a wrong-arity lambda" "expected 2 arguments, got 1"
+                    (string-for-each (lambda (a b) a) "ab"))
+(test-error-message "'at least 1 argument', singular" "expected at least 1 argument, got 0"
+                    (apply at-least-one '()))
+(test-error-message "hash-table-ref of a non-table names hash-table-ref"
+                    "hash-table-ref: expected a hash table, got 5" (hash-table-ref 5 1))
+(test-error-message "hash-table-count of a non-table" "hash-table-count: expected a hash table, got 5"
+                    (hash-table-count 5))
+(test-error-message "hash-table-walk of a non-table" "hash-table-walk: expected a hash table, got 5"
+                    (hash-table-walk 5 car))
+(test-error-message "hash-table-walk of an empty table with a non-procedure"
+                    "hash-table-walk: expected a procedure, got 5" (hash-table-walk (make-hash-table) 5))
+(test-error-message "hash-table-update! with a non-procedure updater"
+                    "hash-table-update!: expected a procedure, got 5"
+                    (let ((t (make-hash-table))) (hash-table-set! t 'x 1) (hash-table-update! t 'x 5)))
+(test-error-message "alist->hash-table of a non-list" "alist->hash-table: expected a list, got 5"
+                    (alist->hash-table 5))
+(test-error-message "alist->hash-table of a list of non-pairs"
+                    "alist->hash-table: expected a list of pairs, got (1 2)" (alist->hash-table '(1 2)))
+(test-error-message "hash-table with a non-comparator" "hash-table: expected a comparator, got 5"
+                    (hash-table 5 1 2))
+
+(test-error-message "max of a non-real, even alone" "max: expected a real number, got +3i" (max +3i))
+(test-error-message "min of a non-real" "min: expected a real number, got a" (min 1 'a))
+
+;; ---- circular lists: an error, not a result that grows until memory runs out ----------------
+(define (circular . xs) (let ((l (list-copy xs))) (set-cdr! (last-pair l) l) l))
+(test-error-message "map over a circular list" "map: expected a list"
+                    (map (lambda (x) x) (circular 1 2 3)))
+(test-error-message "map over two circular lists" "map: expected a list"
+                    (map + (circular 1 2) (circular 3 4)))
+(test "map: one circular list and one finite" '(11 22 13)
+      (map + (circular 10 20) '(1 2 3)))
+(test "map: one finite list, long, and one circular" 2000
+      (length (map + (circular 1 2) (make-list 2000 0))))
+(test-error-message "filter of a circular list" "filter: expected a list" (filter odd? (circular 1 3)))
+(test-error-message "remove of a circular list" "remove: expected a list" (remove odd? (circular 1 3)))
+(test-error-message "partition of a circular list" "partition: expected a list"
+                    (partition odd? (circular 1 2)))
+(test-error-message "delete from a circular list" "delete: expected a list" (delete 5 (circular 1 2)))
+(test-error-message "filter-map of a circular list" "filter-map: expected a list"
+                    (filter-map (lambda (x) x) (circular 1 2)))
+(test-error-message "fold over a circular list" "fold: expected a list" (fold cons '() (circular 1 2)))
+(test-error-message "fold-left over a circular list" "fold-left: expected a list"
+                    (fold-left cons '() (circular 1 2)))
+
 ;; ---- deep recursion --------------------------------------------------------------------------
 (define (deep n) (if (= n 0) 0 (+ 1 (deep (- n 1)))))
 (test "non-tail recursion 100000 deep" 100000 (deep 100000))

@@ -107,7 +107,7 @@
         (catch-arity (lambda () (bad-via rest1)))))
 (test "wrong argument counts, hot"
       '("cl: no clause accepts 0 arguments" "rest2: expected at least 2 arguments, got 1"
-        "cl: no clause accepts 0 arguments" "rest1: expected at least 1 arguments, got 0")
+        "cl: no clause accepts 0 arguments" "rest1: expected at least 1 argument, got 0")
       (repeat 300 arity-errors))
 (test-error-message "a case-lambda called with no arguments" "cl" (bad-cl 1))
 (test-error-message "a rest procedure called with too few" "rest2" (bad-rest2 1))
