@@ -482,6 +482,11 @@ class Forward {
     switch (rule->kind) {
       case K::kScalar: {
         if (args.size() != 1 && args.size() != 2) throw Refused{};
+        if (name == "/" && args.size() == 2 && args[0].act && args[1].act) {
+          // the quotient rule as (da - r db) / b: three operations where the partials take five
+          Node* num = gcall("-", {atom(args[0].d), gcall("*", {atom(x), atom(args[1].d)})});
+          return Dual{x, push(gcall("/", {num, atom(args[1].v)}), "dt"), true};
+        }
         Node* sum = nullptr;
         for (size_t i = 0; i < args.size(); i++) {
           if (!args[i].act) continue;
