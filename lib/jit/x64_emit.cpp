@@ -95,6 +95,7 @@ constexpr int32_t kVmFp = int32_t(offsetof(VmImpl, fp));
 constexpr int32_t kVmTop = int32_t(offsetof(VmImpl, top));
 constexpr int32_t kVmHighWater = int32_t(offsetof(VmImpl, high_water));
 constexpr int32_t kVmStackBound = int32_t(offsetof(VmImpl, stack_bound));
+constexpr int32_t kVmStackBoundEnd = int32_t(offsetof(VmImpl, stack_bound_end));
 constexpr int32_t kVmCurProto = int32_t(offsetof(VmImpl, cur_proto));
 constexpr int32_t kVmPoll = int32_t(offsetof(VmImpl, poll_countdown));
 constexpr int32_t kVmBarrierValue = int32_t(offsetof(VmImpl, barrier_value));
@@ -658,10 +659,34 @@ class Emitter {
       a_.mov(r11, qword_ptr(rbx, kVmStackSoftLimit));
       a_.bind(bound);
       a_.mov(qword_ptr(rbx, kVmStackBound), r11);
+      a_.shl(r11, 3);
+      a_.add(r11, qword_ptr(rbx, kVmStack));
+      a_.mov(qword_ptr(rbx, kVmStackBoundEnd), r11);
       a_.jmp(back);
     });
     a_.cmp(r9, qword_ptr(rbx, kVmStackBound));
     a_.jg(slow);
+    a_.bind(back);
+  }
+
+  // The same for the tail call at `index`, with rdi = the address of the callee's top + 1
+  // (r12-relative: the frame's index need not be computed): one compare with
+  // VmImpl::stack_bound_end; above it, the index form out of line, which stores the pinned
+  // registers live there first unless they are `stored`, and reloads them after.
+  void check_tail_room(int32_t index, bool stored) {
+    Label back = a_.newLabel();
+    Label slow = slow_path([this, index, stored, back] {
+      std::vector<uint16_t> live = pinned_live_in(position_of(index));
+      if (!stored) flush(live);
+      a_.mov(r9, rdi);
+      a_.sub(r9, qword_ptr(rbx, kVmStack));
+      a_.sar(r9, 3);
+      check_stack_room(exit_label(index, false));
+      if (!stored) reload(live);
+      a_.jmp(back);
+    });
+    a_.cmp(rdi, qword_ptr(rbx, kVmStackBoundEnd));
+    a_.ja(slow);
     a_.bind(back);
   }
 
@@ -1483,8 +1508,12 @@ class Emitter {
   // rax = the callee (R[a]); on success leaves rsi = its Proto, rdx = its JitCode. A primitive
   // goes to `primitive`; a closure whose first clause is not of fixed arity `argc` to `clauses`
   // (with rsi = that clause); anything else but a compiled closure goes to the interpreter.
-  void check_compiled_callee(const Step& s, const Label& exit, const Label& primitive, const Label& clauses) {
-    a_.mov(rax, slot(s.a));  // the call has stored the pinned registers
+  // With `from_home`, R[a] is read from its machine register when pinned (a tail call, which has
+  // not stored it); a call has stored it, and a retry after control_call finds it in the slot.
+  void check_compiled_callee(const Step& s, const Label& exit, const Label& primitive, const Label& clauses,
+                             bool from_home) {
+    if (from_home) ld(rax, s.a);
+    else a_.mov(rax, slot(s.a));
     a_.test(al, 7);
     a_.jnz(exit);
     a_.cmp(byte_ptr(rax), uint8_t(Type::Closure));
@@ -1530,25 +1559,27 @@ class Emitter {
     a_.mov(r10, rax);
   }
 
-  // r10 = a new list of R[first..first+count) (a known rest-argument callee's rest list): up to
+  // rsi = a new list of R[first..first+count) (a known rest-argument callee's rest list): up to
   // kMaxInlineList pairs popped inline from the last, or, when the free list runs empty on the
-  // way or the list is longer, the whole list made by rt_rest_list (pairs popped so far are
-  // garbage); out of memory goes to
-  // `exit`. Clobbers rax, rcx, rdx, and the caller-saved registers on the slow path: only where
-  // the call has stored the pinned registers.
+  // way or the list is longer, the whole list made by rt_rest_list from the slots (pinned ones
+  // stored first; the pinned registers are kept around the routine: a tail call has not stored
+  // them), the pairs popped so far garbage; out of memory goes to `exit`. Clobbers rax, rcx,
+  // rdx, rdi.
   void rest_list(int first, int count, const Label& exit) {
     if (count == 0) {
-      a_.mov(r10d, int32_t(kNil.bits));
+      a_.mov(esi, int32_t(kNil.bits));
       return;
     }
     Label done = a_.newLabel();
     auto by_routine = [this, first, count, exit, done] {
+      for (int r = first; r < first + count; r++)
+        if (pinned(r)) a_.mov(slot(r), home(r));
       a_.lea(rdi, slot(first));
       a_.mov(esi, count);
-      call_runtime(reinterpret_cast<const void*>(&rt_rest_list), false);
+      call_runtime(reinterpret_cast<const void*>(&rt_rest_list));
       a_.test(rax, rax);
       a_.jz(exit);
-      a_.mov(r10, rax);
+      a_.mov(rsi, rax);
       a_.jmp(done);
     };
     if (count > kMaxInlineList) {  // as `list`: longer ones by the routine (code size)
@@ -1565,7 +1596,7 @@ class Emitter {
       a_.or_(rax, int32_t(Value::kPairTag));
       a_.mov(rdx, rax);
     }
-    a_.mov(r10, rdx);
+    a_.mov(rsi, rdx);
     a_.bind(done);
   }
 
@@ -1614,8 +1645,11 @@ class Emitter {
     a_.mov(slot(s.a + 1), rax);
     // A tail call skips copying an argument that R[1] already holds (arg_in_place): for
     // (define (cc f) (call/cc f)), R[a+1] was moved from R[1]. Now R[a+1] is k, not f, so R[1]
-    // must be k too, or f is called with itself.
-    if (tail && arg_in_place(s, 1, true)) a_.mov(slot(1), rax);
+    // must be k too, or f is called with itself. A tail call reads the pinned registers from
+    // their machine registers again (copy_arguments): they are reloaded (the routine clobbered
+    // the caller-saved ones).
+    if (tail && arg_in_place(s, 1)) a_.mov(slot(1), rax);
+    if (tail) reload(pinned_live_in(position_of(s.index)));
     a_.jmp(retry);
     a_.bind(not_cc);
   }
@@ -1753,7 +1787,7 @@ class Emitter {
       enter_general(s, exit, false, [this] { a_.mov(qword_ptr(r8), r10); });
     });
     a_.bind(retry);
-    check_compiled_callee(s, exit, primitive, clauses);
+    check_compiled_callee(s, exit, primitive, clauses, false);
     a_.bind(fixed);
     enter_general(s, exit, falls_through, nullptr);
   }
@@ -1791,7 +1825,7 @@ class Emitter {
     if (q->has_rest) {
       int first = s.a + 1 + q->nparams;
       rest_list(first, s.b - q->nparams, exit);
-      store_rest = [this, first] { a_.mov(slot(first), r10); };
+      store_rest = [this, first] { a_.mov(slot(first), rsi); };
     }
     known_guard(s, callee, general, checked);
     caller_fp(rdi);
@@ -1834,23 +1868,18 @@ class Emitter {
   // procedure's checks only its known frame size (after the call has stored the pinned registers).
   void known_tail_call(const Step& s, Known callee, const Label& general, bool checked) {
     Proto* q = callee.proto;
-    if (q->has_rest) rest_list(s.a + 1 + q->nparams, s.b - q->nparams, exit_label(s.index, false));
+    if (q->has_rest) rest_list(s.a + 1 + q->nparams, s.b - q->nparams, exit_label(s.index, true));
     known_guard(s, callee, general, checked);
     if (q == p_) {
       self_tail_jump(s);
     } else {
       // A frame no larger than this one needs no new stack (tail_call).
       if (q->nregs > p_->nregs) {
-        caller_fp(rdi);
-        a_.lea(r9, ptr(rdi, q->nregs + 1));
-        check_stack_room(exit_label(s.index, false));
+        a_.lea(rdi, ptr(r12, (q->nregs + 1) * 8));
+        check_tail_room(s.index, false);
       }
-      for (int k = 0; k <= s.b; k++) {  // forward copy: a >= 1
-        if (k > 0 && arg_in_place(s, k, true)) continue;
-        a_.mov(r8, slot(s.a + k));
-        a_.mov(slot(k), r8);
-      }
-      if (q->has_rest) a_.mov(slot(1 + q->nparams), r10);
+      copy_arguments(s);
+      if (q->has_rest) a_.mov(slot(1 + q->nparams), rsi);
       a_.jmp(qword_ptr(rdx, kJitEntry0));
     }
     a_.bind(general);
@@ -2461,16 +2490,17 @@ class Emitter {
   // unbound check goes) and stored in R[a] before the poll (whose exit hands the call to the
   // interpreter); the guard then need not reload and compare it again. Any other value takes
   // the kGlobalRef's own code out of line (its unbound check exits at the kGlobalRef), then the
-  // poll, the call's store of the pinned registers and the general call at `general`. Returns
-  // whether the load was done here (else R[a] was loaded by its own step).
-  bool load_known_callee(const Step& s, Known callee, const Label& general) {
+  // poll, the call's store of the pinned registers (not a tail call's: `store_pinned`) and the
+  // general call at `general`. Returns whether the load was done here (else R[a] was loaded by
+  // its own step).
+  bool load_known_callee(const Step& s, Known callee, const Label& general, bool store_pinned = true) {
     auto deferred = deferred_ref_.find(s.index);
     if (deferred == deferred_ref_.end() || callee.closure.bits == 0) return false;
     const Step g = lp_.steps[deferred->second];
-    Label other = slow_path([this, s, g, general] {
+    Label other = slow_path([this, s, g, general, store_pinned] {
       deferred_global_ref(g);
       poll(s.index);
-      flush(pinned_live_in(position_of(s.index)));
+      if (store_pinned) flush(pinned_live_in(position_of(s.index)));
       a_.jmp(general);
     });
     load_constant(rcx, p_->consts[g.b]);
@@ -2482,42 +2512,67 @@ class Emitter {
     return true;
   }
 
-  // A self tail call (known, or guessed and guarded) keeps the pinned registers in their
-  // machine registers; every other tail call stores them first, like a call.
+  // A tail call does not store the pinned registers on its way to the callee: this frame is
+  // replaced, and the callee's arguments are copied from their machine registers (copy_arguments).
+  // Every hand-over stores them first (`exit` flushes); the out-of-line paths that run a routine
+  // (a primitive, the clause choice) store them on entry and hand over without storing again
+  // (`exit_stored`), and reload them before they rejoin the in-line code.
   void tail_call(const Step& s) {
     size_t k = position_of(s.index);
-    Label exit = exit_label(s.index, false);
+    Label exit = exit_label(s.index, true);
+    Label exit_stored = exit_label(s.index, false);
     Label primitive = a_.newLabel();
     Label retry = a_.newLabel();
-    slow_paths_.push_back(SlowPath{primitive, [this, s, exit, retry] {
-      control_call(s, exit, retry, true);
-      call_primitive(s, exit);
+    slow_paths_.push_back(SlowPath{primitive, [this, s, k, exit_stored, retry] {
+      flush(pinned_live_in(k));
+      control_call(s, exit_stored, retry, true);
+      call_primitive(s, exit_stored);
       emit_return();
     }});
     if (Value prim = known_primitive(s); prim.bits != 0) inline_primitive(s, prim, true);
     Known callee = known_closure(s);
     Label general = a_.newLabel();
-    bool checked = load_known_callee(s, callee, general);
+    bool checked = load_known_callee(s, callee, general, false);
     poll(s.index);
     bool known_self = callee.proto == p_;
     if (known_self) known_tail_call(s, callee, general, checked);
     else if (self_ && self_tail_hint(p_, lp_.steps, lp_.label, k)) hinted_self_tail_call(s);
-    flush(pinned_live_in(k));
     if (callee.proto && !known_self) known_tail_call(s, callee, general, checked);
     Label fixed = a_.newLabel();
-    Label clauses = slow_path([this, s, exit, fixed] {
-      select_clause(s, exit, fixed);
-      general_tail_call(s, exit, true);
+    Label fixed_reload = slow_path([this, k, fixed] {
+      reload(pinned_live_in(k));
+      a_.jmp(fixed);
+    });
+    Label clauses = slow_path([this, s, k, exit_stored, fixed_reload] {
+      flush(pinned_live_in(k));
+      select_clause(s, exit_stored, fixed_reload);
+      general_tail_call(s, true);
     });
     a_.bind(retry);
-    check_compiled_callee(s, exit, primitive, clauses);
+    check_compiled_callee(s, exit, primitive, clauses, true);
     a_.bind(fixed);
-    general_tail_call(s, exit, false);
+    general_tail_call(s, false);
   }
 
-  // With rsi = the callee's Proto and rdx = its JitCode (and r10 = the list of a rest clause,
-  // `rest`): the callee's frame replaces this one, and a jump to its code.
-  void general_tail_call(const Step& s, const Label& exit, bool rest) {
+  // R[0..argc] = R[a..a+argc] in the frame slots, for the callee of a tail call, from the
+  // machine registers of the pinned ones (a tail call does not store them first). A forward copy
+  // is safe (a >= 1: no source is overwritten before it is read). An argument R[a+j] moved from
+  // R[j] is in place, but a pinned R[j]'s slot may be stale: its machine register is stored.
+  // Clobbers rcx.
+  void copy_arguments(const Step& s) {
+    for (int j = 0; j <= s.b; j++) {
+      if (j > 0 && arg_in_place(s, j)) {
+        if (pinned(j)) a_.mov(slot(j), home(j));
+        continue;
+      }
+      a_.mov(slot(j), use(s.a + j, rcx));
+    }
+  }
+
+  // With rsi = the callee's Proto and rdx = its JitCode: the callee's frame replaces this one,
+  // and a jump to its code. A rest clause's (`rest`: r10 = its list) comes out of line with the
+  // pinned registers stored (tail_call's clauses path) and copies the arguments from their slots.
+  void general_tail_call(const Step& s, bool rest) {
     // The callee's frame replaces this one at the same fp: when it is no larger, it uses no new
     // stack (this frame's top was checked and is below the high-water mark, which only a reset
     // lowers), so only a larger one is checked. (The interpreter checks every tail call against
@@ -2527,29 +2582,24 @@ class Emitter {
     a_.cmp(dword_ptr(rsi, kProtoNregs), int32_t(p_->nregs));
     a_.jle(fits);
     a_.movsxd(rcx, dword_ptr(rsi, kProtoNregs));
-    caller_fp(rdi);
-    a_.lea(r9, ptr(rdi, rcx, 0, 1));
-    check_stack_room(exit);
+    a_.lea(rdi, ptr(r12, rcx, 3, 8));
+    check_tail_room(s.index, rest);
     a_.bind(fits);
-    // The arguments move down to R[0..argc]: a forward copy is safe (a >= 1).
-    for (int j = 0; j <= s.b; j++) {
-      if (j > 0 && arg_in_place(s, j, true)) continue;
-      a_.mov(r8, slot(s.a + j));
-      a_.mov(slot(j), r8);
+    if (rest) {
+      for (int j = 0; j <= s.b; j++) {  // forward copy: a >= 1
+        if (j > 0 && arg_in_place(s, j, true)) continue;
+        a_.mov(r8, slot(s.a + j));
+        a_.mov(slot(j), r8);
+      }
+    } else {
+      copy_arguments(s);
     }
     if (rest) {
       a_.movsxd(rcx, dword_ptr(rsi, kProtoNparams));
       a_.mov(ptr(r12, rcx, 3, 8), r10);
-      a_.jmp(qword_ptr(rdx, kJitEntry0));
-      return;
     }
-    // A self tail call is a jump within this code (to the entry: the arguments are in slots).
-    Label other = a_.newLabel();
-    a_.mov(r8, imm(reinterpret_cast<uint64_t>(p_)));
-    a_.cmp(rsi, r8);
-    a_.jne(other);
-    a_.jmp(entry0_);
-    a_.bind(other);
+    // A self tail call that got here (the callee not known as this closure) jumps through its
+    // code's entry0 like any other: the same address as entry0_, without a compare first.
     a_.jmp(qword_ptr(rdx, kJitEntry0));
   }
 

@@ -164,6 +164,7 @@ void VmImpl::restore_limits() {
   frames_soft_limit = std::min(frames_limit - kFramesHeadroom, frames_charged);
   set_frames_soft_end();
   stack_bound = std::min(high_water, stack_soft_limit);
+  stack_bound_end = stack + stack_bound;
 }
 
 void VmImpl::reset() {

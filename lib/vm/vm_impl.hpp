@@ -89,6 +89,10 @@ struct VmImpl {
   // soft limit, raises high_water and sets this to the minimum of the two again. Either of them
   // comes down only in restore_limits (reset lowers high_water before it), which lowers this.
   int64_t stack_bound = 0;
+  // stack + stack_bound, for compiled tail calls, which have their frame as a pointer (r12) and
+  // need not compute its index (check_tail_room): the value stack is reserved once and never
+  // moves. Written wherever stack_bound is.
+  Value* stack_bound_end = nullptr;
   // What a capture may share instead of copying: frames[0..low_frame) are still the ones
   // shared_k holds, and so is the stack below the lowest frame that has run since (the frame at
   // level low_frame: its record's fp in shared_k, or shared_k's own resume_fp when no return went

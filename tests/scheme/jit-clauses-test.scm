@@ -150,4 +150,18 @@
         (loop (+ i 1) (cons (rest0 i 1 2) acc)))))
 (test "rest lists under allocation" (+ (/ (* 99999 100000) 2) (* 3 100000)) (many-lists 100000))
 
+;; Rest lists and clauses chosen at tail calls from loops whose values are in machine
+;; registers (tail calls do not store them first): known and unknown callees, more arguments
+;; than the inline pops take.
+(define (rest-tail n)
+  (let loop ((i 0) (a 0)) (if (< i n) (loop (+ i 1) (+ a i)) (rest1 a i n a))))
+(define (rest-tail-long n)
+  (let loop ((i 0) (a 0)) (if (< i n) (loop (+ i 1) (+ a i)) (rest0 a i n a 1 2 3 4 5 6 7 8))))
+(define (via-tail-loop f n)
+  (let loop ((i 0) (a 0)) (if (< i n) (loop (+ i 1) (+ a i)) (f a i n))))
+(test "tail calls from loops"
+      '((45 10 10 45) (45 10 10 45 1 2 3 4 5 6 7 8) (45 10 10) (three 45 10 10) (45 10 (10)))
+      (repeat 300 (lambda () (list (rest-tail 10) (rest-tail-long 10) (via-tail-loop rest0 10)
+                                   (via-tail-loop cl 10) (via-tail-loop rest2 10)))))
+
 (test-end)

@@ -345,4 +345,37 @@
   (list (ev? n) (od? n)))
 (test "mutual letrec through free slots" '(#f #t) (parity 1001))
 
+;; Tail calls do not store the machine registers first (lib/jit/README.md "Register
+;; allocation"): the callee's arguments are copied from them, swapped, in place, from a loop;
+;; into an unknown procedure, a known one, a larger frame at a new stack depth (the slow stack
+;; check stores and reloads them), call/cc (a primitive path that retries the call), and a
+;; procedure that does not exist (the hand-over stores them for the interpreter's error).
+(define (three a b c) (list a b c))
+(define (tail-swapped f n)
+  (let loop ((i 0) (a 1) (b 2))
+    (if (= i n) (f b a i) (loop (+ i 1) (+ a i) (- b i)))))
+(test "tail call from a loop, arguments swapped" '((-43 46 10) (-43 46 10))
+      (list (tail-swapped three 10) (tail-swapped (lambda (x y z) (list x y z)) 10)))
+(define (tail-in-place f x y)
+  (let loop ((k 0) (s 0)) (if (< k 10) (loop (+ k 1) (+ s k)) (f x y s))))
+(test "tail call, arguments in place" '((a b 45) (a b 45)) (list (tail-in-place three 'a 'b) (tail-in-place list 'a 'b)))
+(define (tail-known n)
+  (let loop ((i 0) (a 0) (b 1)) (if (< i n) (loop (+ i 1) b (+ a b)) (three b a i))))
+(test "known tail call from a loop" '(89 55 10) (tail-known 10))
+(define (wide a b c d e f g h) (let* ((x (+ a b)) (y (* c d)) (z (- e f))) (list a b c d e f g h x y z (+ x y z))))
+(define (deep-tail n)
+  (if (= n 0)
+      (let loop ((i 0) (s 0)) (if (< i 3) (loop (+ i 1) (+ s i)) (wide s i n 1 2 3 4 5)))
+      (car (list (deep-tail (- n 1))))))
+(test "tail call into a larger frame, deeper each time" '((3 3 0 1 2 3 4 5 6 0 -1 5) (3 3 0 1 2 3 4 5 6 0 -1 5))
+      (list (deep-tail 1000) (deep-tail 30000)))
+(define (tail-callcc f n)
+  (let loop ((i 0) (acc 0)) (if (< i n) (loop (+ i 1) (+ acc i)) (call/cc f))))
+(test "tail call of call/cc from a loop" '(7 7)
+      (list (tail-callcc (lambda (k) (k 7)) 20) (tail-callcc (lambda (k) 7) 20)))
+(define (tail-not-procedure f n)
+  (let loop ((i 0) (acc 1)) (if (< i n) (loop (+ i 1) (* acc 2)) (f acc i))))
+(test-error-message "tail call of a non-procedure from a loop" "expected a procedure" (tail-not-procedure 5 10))
+(test "tail call after the error" '(1024 10) (tail-not-procedure list 10))
+
 (test-end)
