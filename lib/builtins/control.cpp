@@ -270,7 +270,7 @@ constexpr DerivativeRule kDValues{DerivativeRule::Kind::kValues, false, {}, {}};
 
 const PrimDef kControlPrims[] = {
     {"procedure?", p_procedure_p, 1, 1, kPureFold,
-     kFacts.structural(Structure::kTypePred, TypeTest::kProcedure)},
+     kFacts.structural(Structure::kTypePred, TypeTest::kProcedure).jit_as(JitRecipe::kProcedure)},
     {"apply", p_vm_special, 2, -1, kVmSpecial | kMayRaise | kHasEffects,
      kFacts.control(kVmApply)},
     {"%apply-values", p_vm_special, 2, 2, kVmSpecial | kMayRaise | kHasEffects,

@@ -88,6 +88,7 @@ enum class JitRecipe : uint8_t {
   kList,         // (list x ...) of at most kMaxInlineList operands: that many pairs popped inline
   kSquare,       // (square x): a fixnum whose square is one, or a flonum
   kSqrt,         // (sqrt x): a flonum not below 0 (-0.0 included; NaN and exact numbers: the call)
+  kProcedure,    // procedure?: a closure, primitive, continuation or parameter (is_procedure's types)
 };
 constexpr int kMaxInlineList = 8;
 enum class Compare : uint8_t { kEq, kLt, kGt, kLe, kGe };

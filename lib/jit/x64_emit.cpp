@@ -2213,6 +2213,25 @@ class Emitter {
         check_char(rax, no);
         a_.jmp(yes);
         break;
+      case JitRecipe::kProcedure: {
+        // core/procedure.cpp's is_procedure: a closure (the common case, first), else one of the
+        // consecutive types Primitive .. Parameter but Proto.
+        static_assert(int(Type::Closure) == int(Type::Primitive) + 1 && int(Type::Proto) == int(Type::Primitive) + 2 &&
+                          int(Type::Continuation) == int(Type::Primitive) + 3 && int(Type::Parameter) == int(Type::Primitive) + 4,
+                      "procedure types");
+        a_.test(al, 7);
+        a_.jnz(no);
+        a_.movzx(ecx, byte_ptr(rax));
+        a_.cmp(ecx, int32_t(Type::Closure));
+        a_.je(yes);
+        a_.sub(ecx, int32_t(Type::Primitive));
+        a_.cmp(ecx, int32_t(Type::Parameter) - int32_t(Type::Primitive));
+        a_.ja(no);
+        a_.cmp(ecx, int32_t(Type::Proto) - int32_t(Type::Primitive));
+        a_.je(no);
+        a_.jmp(yes);
+        break;
+      }
       case JitRecipe::kBoolean:
         a_.cmp(rax, int32_t(kTrue.bits));
         a_.je(yes);

@@ -1,8 +1,9 @@
 ;;; jit-recipes-test.scm — the primitives the JIT does inline through their globals (JitRecipe in
 ;;; core/prim.hpp: quotient, remainder, modulo and their truncate-/floor- names, exact-integer?,
 ;;; eqv?) against the interpreter, on the values where an inline path could go wrong: fixnum
-;;; limits, divisors 0 and -1, signs, bignums, flonums, ratnums, non-numbers (errors), and
-;;; eqv? on boxed numbers, -0.0, NaN and non-numbers. Each case is a procedure made by a fresh
+;;; limits, divisors 0 and -1, signs, bignums, flonums, ratnums, non-numbers (errors), eqv? on
+;;; boxed numbers, -0.0, NaN and non-numbers, and procedure? on every kind of procedure and
+;;; other value. Each case is a procedure made by a fresh
 ;;; eval, applied once with (jit-mode 'off) (the reference) and once with (jit-mode 'force);
 ;;; predicates are tried as values and as branch tests (the JIT fuses those).
 
@@ -35,6 +36,14 @@
         (append (iota-list 32) '(a)) (list big flo 1/2 '()) (list (expt 2 70) 2.5 'z)
         '(a b . c) '(x y . z) 'not-a-list cyclic))
 
+(define-record-type point (make-point x y) point? (x point-x) (y point-y))
+(define procedure-values
+  (list car (lambda (x) x) (case-lambda ((a) a) ((a b) b)) (lambda args args) point-x make-point
+        (call/cc (lambda (k) k)) (make-parameter 1) (call-with-current-continuation (lambda (k) k))))
+(define non-procedure-values
+  (list 0 -1 fix-max (expt 2 70) 2.5 1/2 1+2i 'a "s" #\x '() (list 1) (vector car) (make-point 1 2) #t #f
+        (delay 1) (make-bytevector 2) (current-output-port) (make-hash-table eq?) (eof-object)))
+
 (define (cases)
   (let ((out '()))
     (define (add! src args) (set! out (cons (cons src args) out)))
@@ -66,6 +75,11 @@
                              search-lists))
                  search-items))
      '(memq memv))
+    ;; procedure?: each kind of procedure, and values of every other kind
+    (for-each (lambda (x)
+                (add! '(lambda (a) (procedure? a)) (list x))
+                (add! '(lambda (a) (if (procedure? a) 'yes 'no)) (list x)))
+              (append procedure-values non-procedure-values))
     ;; the same object on both sides: a boxed flonum, a bignum, NaN
     (for-each (lambda (x) (add! '(lambda (a) (eqv? a a)) (list x)))
               (list 1.5 +nan.0 (expt 2 70) 1/3 1+2i))
@@ -106,6 +120,8 @@
 (test "exact-integer? on a bignum" #t (exact-integer? (expt 2 70)))
 (test "exact-integer? on 2.0" #f (exact-integer? 2.0))
 (test "memq gives the tail" '(b c) (memq 'b '(a b c)))
+(test "procedure? on each kind" '(#t #t #t #t #t #t #t #t #t) (map procedure? procedure-values))
+(test "procedure? on other values" #f (let loop ((l non-procedure-values)) (and (pair? l) (or (procedure? (car l)) (loop (cdr l))))))
 (test "memv finds an equal flonum" '(2.5) (memv (* 5 0.5) (list 1 2.5)))
 (test "memq past 32 pairs" '(40 41) (memq 40 (iota-list 42)))
 (test-error "memq on a cyclic list without the item" (memq 'zz cyclic))
