@@ -253,7 +253,6 @@ Value VmImpl::capture(int64_t nfp, const Insn* ret_pc, int64_t dst, bool tail, u
   if (session != 0)
     for (int64_t i = fbase; i < nframes; i++)
       if (frames[i].session == session) frames[i].session = session | kFrameMarked;
-  Value context = capture_context();  // before k: it may allocate
   // One block: the object, then the stack segment, then the frames segment.
   size_t bytes = sizeof(Continuation) + sizeof(Value) * size_t(ns) + sizeof(Frame) * size_t(nf);
   Continuation* k = static_cast<Continuation*>(bytes <= kSmallListWords * 8 ? gc_alloc_small(bytes) : gc_alloc(bytes));
@@ -265,7 +264,9 @@ Value VmImpl::capture(int64_t nfp, const Insn* ret_pc, int64_t dst, bool tail, u
   k->parent = parent;
   copy_items(k->stack(), stack + sbase, ns);
   copy_items(k->frames(), frames + fbase, nf);
-  set_resume_point(k, ret_pc, dst, tail, context);
+  // Last, when fewer registers are live (it is a check, seldom an allocation, and k is complete
+  // but for its resume point: the collector scans it whole, finding it on the C++ stack).
+  set_resume_point(k, ret_pc, dst, tail, capture_context());
   shared_k = k;
   low_frame = nframes;
   return make_ptr(k);
