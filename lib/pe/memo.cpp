@@ -766,6 +766,13 @@ PVal* Specializer::rebuild_var(Var* x, const gc_vector<KeyItem>& key, size_t& i,
 Entry* Specializer::build_helper(const Callee& c, size_t clause, KeyBuild& kb, Entry** created,
                                  bool pessimistic, const gc_vector<uint8_t>& assumed_escaped) {
   spend(8);
+  // Whatever it adds to size_ (nested helpers included) is helper code, kept when an unfolding
+  // that made it is undone.
+  struct HelperSize {
+    Specializer* s;
+    int64_t size0, helper0;
+    ~HelperSize() { s->helper_size_ = helper0 + (s->size_ - size0); }
+  } helper_size{this, size_, helper_size_};
   LambdaClause* cl = c.lam->clauses[clause];
   Entry* e = gc_new<Entry>();
   *created = e;

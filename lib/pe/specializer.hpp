@@ -198,6 +198,9 @@ class Specializer : public ExprFunctor<PVal*(Node*, PEnv*)> {
   int dyn_depth_ = 0;       // > 0: under dynamic control in the procedure being built
   int64_t effort_ = 0;
   int64_t size_ = 0;
+  // The part of size_ that is in helper bodies (build_helper): code an undone unfolding drops is
+  // its own block's, size_ - helper_size_ since it started; helpers made inside stay.
+  int64_t helper_size_ = 0;
   gc_vector<Value>* deps_ = nullptr;
   TracedSet frozen_cache_;
   // equal_hash of frozen objects in keys, by address (the collector scans the keys: an object
@@ -478,7 +481,7 @@ class Specializer : public ExprFunctor<PVal*(Node*, PEnv*)> {
     Block* saved_block = nullptr;
     int saved_dyn = 0;
     StmtList::iterator start;
-    int64_t effort0 = 0, size0 = 0;
+    int64_t effort0 = 0, size0 = 0, helper_size0 = 0;
     size_t entries0 = 0;
     BoxFrame f0{};
   };

@@ -32,6 +32,7 @@ void Specializer::open_level(UnfoldLevel* L, bool tail) {
   L->start = mark();
   L->effort0 = effort_;
   L->size0 = size_;
+  L->helper_size0 = helper_size_;
   L->entries0 = entries_.size();
   // The unfolding's code may be dropped (undo_level): boxes go back to their states at its start.
   frames_.push_back(BoxFrame{block_, L->start, btrail_.size(), ++seq_, boxes_.size()});
@@ -48,6 +49,11 @@ void Specializer::undo_level(UnfoldLevel* L) {
   block_ = L->saved_block;
   dyn_depth_ = L->saved_dyn;
   block_->truncate(L->start);
+  // The residual-size budget counts the residual that exists: the unfolding's own dropped code is
+  // given back (before, only a runaway gave it back); helpers made inside stay, and so does their
+  // count (they are memoized and may be called from elsewhere).
+  int64_t own = (size_ - L->size0) - (helper_size_ - L->helper_size0);
+  if (own > 0) size_ -= own;
   box_undo(L->f0.trail_mark, L->f0.seq);
   boxes_.resize(L->f0.nboxes);
   mutation();  // fields read by the dropped code name variables that no longer exist
@@ -89,6 +95,7 @@ PVal* Specializer::finish_level(UnfoldLevel* L, PVal* r, std::exception_ptr& ex)
       undo_level(L);
       effort_ = L->effort0;
       size_ = L->size0;
+      helper_size_ = L->helper_size0;
       no_unfold_.insert(L->c.lam);
     } catch (...) {
       return nullptr;
