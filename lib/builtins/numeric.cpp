@@ -17,7 +17,8 @@ int radix_arg(const char* who, int argc, Value* argv, int i) {
   Value r = argv[i];
   if (!r.is_fixnum()) type_error(who, "a radix (2, 8, 10 or 16)", r);
   int64_t n = r.fixnum();
-  if (n != 2 && n != 8 && n != 10 && n != 16) range_error(who, "radix", r);
+  if (n != 2 && n != 8 && n != 10 && n != 16)  // says which radixes, as the type error does
+    throw_condition("range", who, "expected a radix (2, 8, 10 or 16), got " + std::to_string(n));
   return static_cast<int>(n);
 }
 
@@ -256,7 +257,14 @@ QUASI_PRIM(p_number_to_string) {
 QUASI_PRIM(p_string_to_number) {
   if (!is_string(argv[0])) type_error("string->number", "a string", argv[0]);
   int radix = radix_arg("string->number", argc, argv, 1);
-  return parse_number(string_to_utf8(argv[0]), radix);
+  try {
+    return parse_number(string_to_utf8(argv[0]), radix);
+  } catch (SchemeError& e) {
+    // parse_number is the reader's too and names no procedure: "#e1e1000001" is refused here
+    if (is_condition(e.payload) && e.payload.as<Condition>()->who == kFalse)
+      e.payload.as<Condition>()->who = intern("string->number");
+    throw;
+  }
 }
 
 // ---- SRFI 151 --------------------------------------------------------------------------------

@@ -211,6 +211,13 @@
 (test-error-message "max of a non-real, even alone" "max: expected a real number, got +3i" (max +3i))
 (test-error-message "min of a non-real" "min: expected a real number, got a" (min 1 'a))
 
+(test-error-message "string->number names itself for a literal it will not build"
+                    "string->number: exact number too large" (string->number "#e1e1000001"))
+(test-error-message "a radix that is out of range says which radixes"
+                    "number->string: expected a radix (2, 8, 10 or 16), got 3" (number->string 10 3))
+(test-error-message "string->number radix" "string->number: expected a radix (2, 8, 10 or 16), got 0"
+                    (string->number "10" 0))
+
 ;; ---- circular lists: an error, not a result that grows until memory runs out ----------------
 (define (circular . xs) (let ((l (list-copy xs))) (set-cdr! (last-pair l) l) l))
 (test-error-message "map over a circular list" "map: expected a list"

@@ -687,7 +687,7 @@ TEST_CASE("numbers: number->string and string->number primitives", "[numbers]") 
   CHECK(text({fx(5), fx(2)}) == "101");
   CHECK(text({fl(1e100)}) == "1e100");
   CHECK(text({fl(1.5), fx(10)}) == "1.5");
-  CHECK(p.error("number->string", {fx(5), fx(3)}).find("number->string: radix") == 0);
+  CHECK(p.error("number->string", {fx(5), fx(3)}) == "number->string: expected a radix (2, 8, 10 or 16), got 3");
   CHECK(p.error("number->string", {str("x")}) == "number->string: expected a number, got \"x\"");
   CHECK(p.call("string->number", {str("abc")}) == kFalse);
   CHECK(p.call("string->number", {str("ff"), fx(16)}) == fx(255));
