@@ -430,7 +430,8 @@ class Forward {
       Node* e = instantiate_rule(rules_, intern_text(inner), vals);
       if (!e) throw Refused{};
       Atom ev = push(e, "e");
-      Node* zero = gc_new<IfNode>(gcall("exact?", {atom(ev)}), gcall("zero?", {atom(ev)}), cst(kFalse), SrcLoc{});
+      // an exact zero is the fixnum 0, and (eqv? e 0) is done inline by the JIT (exact? is a call)
+      Node* zero = gcall("eqv?", {atom(ev), cst(make_fixnum(0))});
       return gcall("/", {atom(d), gc_new<IfNode>(zero, cst(make_flonum(0.0)), atom(ev), SrcLoc{})});
     }
     Node* e = instantiate_rule(rules_, text, vals);

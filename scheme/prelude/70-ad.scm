@@ -79,13 +79,15 @@
 
 ;; 1/x, with the convention that the derivative at a point where it is infinite is +inf.0
 ;; (sqrt, asin, acos, log at their boundary) instead of an exact division by zero.
+;; (An exact zero is the fixnum 0: (eqv? x 0) is that test for a number, done inline by the JIT,
+;; where exact? is a call.)
 (define (%ad-recip x)
-  (if (and (exact? x) (zero? x)) +inf.0 (/ 1 x)))
+  (if (eqv? x 0) +inf.0 (/ 1 x)))
 ;; d times (%ad-recip x), as the backward code writes it (reverse.cpp, over_rule): one division.
 ;; At an exact 0, d/0.0 is d times +inf.0 (+inf.0, -inf.0, or +nan.0 for a zero d, exact or not).
 ;; The division outermost: the partial evaluator knows its result is a number.
 (define (%ad-over d x)
-  (/ d (if (and (exact? x) (zero? x)) 0.0 x)))
+  (/ d (if (eqv? x 0) 0.0 x)))
 
 ;; Whether cotangent d is zero everywhere.
 (define (%ad-zero? d)
