@@ -281,11 +281,11 @@ uint64_t rt_flonum(double d) noexcept { return or_zero([&] { return make_flonum(
 uint64_t rt_closure(Proto* p, Value* R) noexcept { return or_zero([&] { return close_over(p, R); }); }
 
 // The clause of a closure's code (`first`, its Proto) that a call with argc arguments runs, when
-// that clause has machine code; else null (no clause accepts argc, which the interpreter reports,
-// or the clause is not compiled yet).
+// that clause is of fixed arity and has machine code; else null (no clause accepts argc, which
+// the interpreter reports; a rest clause; a clause not compiled yet).
 Proto* rt_compiled_clause(Proto* first, int64_t argc) noexcept {
   Proto* p = clause_accepting(first, argc);
-  return p && p->jit ? p : nullptr;
+  return p && p->jit && !p->has_rest ? p : nullptr;
 }
 // A rest-argument clause's list: args[0..n) in a new list (0: out of memory).
 uint64_t rt_rest_list(const Value* args, int64_t n) noexcept {
@@ -672,17 +672,17 @@ class Emitter {
   // The same for the tail call at `index`, with rdi = the address of the callee's top + 1
   // (r12-relative: the frame's index need not be computed): one compare with
   // VmImpl::stack_bound_end; above it, the index form out of line, which stores the pinned
-  // registers live there first unless they are `stored`, and reloads them after.
-  void check_tail_room(int32_t index, bool stored) {
+  // registers live there first (a tail call has not) and reloads them after.
+  void check_tail_room(int32_t index) {
     Label back = a_.newLabel();
-    Label slow = slow_path([this, index, stored, back] {
+    Label slow = slow_path([this, index, back] {
       std::vector<uint16_t> live = pinned_live_in(position_of(index));
-      if (!stored) flush(live);
+      flush(live);
       a_.mov(r9, rdi);
       a_.sub(r9, qword_ptr(rbx, kVmStack));
       a_.sar(r9, 3);
       check_stack_room(exit_label(index, false));
-      if (!stored) reload(live);
+      reload(live);
       a_.jmp(back);
     });
     a_.cmp(rdi, qword_ptr(rbx, kVmStackBoundEnd));
@@ -1529,12 +1529,12 @@ class Emitter {
   }
 
   // Out of line, after check_compiled_callee found the first clause (rsi) not of fixed arity
-  // argc: rsi = the clause the call runs (clause_accepting), rdx = its JitCode, or the
-  // interpreter (no clause accepts argc: it reports the arity error naming the procedure; the
-  // clause has no machine code yet: it runs it and counts it hot). A fixed-arity clause goes on
-  // at `fixed`, the common path; a rest clause continues here with r10 = its rest list, made
-  // from the arguments after its parameters, which the caller stores only once nothing can hand
-  // the call back to the interpreter (a hand-over re-executes the call on untouched arguments).
+  // argc: rsi = the clause of fixed arity argc the call runs (clause_accepting), rdx = its
+  // JitCode, and on at `fixed`, the common path; else the interpreter (no clause accepts argc:
+  // it reports the arity error naming the procedure; a rest clause; a clause without machine
+  // code yet: it runs it and counts it hot). A rest clause of an unknown callee is left to the
+  // interpreter for code size: its own call sequence at every general call site made r7rs
+  // deriv's machine code 39 % larger; known callees make rest lists at the call (rest_list).
   void select_clause(const Step& s, const Label& exit, const Label& fixed) {
     a_.mov(rdi, rsi);
     a_.mov(esi, int32_t(s.b));
@@ -1543,20 +1543,7 @@ class Emitter {
     a_.jz(exit);
     a_.mov(rsi, rax);
     a_.mov(rdx, qword_ptr(rsi, kProtoJit));
-    a_.cmp(byte_ptr(rsi, kProtoHasRest), 0);
-    a_.je(fixed);
-    a_.push(rsi);  // two words: rsp stays 16-byte aligned for the routine
-    a_.push(rdx);
-    a_.movsxd(rcx, dword_ptr(rsi, kProtoNparams));
-    a_.lea(rdi, ptr(r12, rcx, 3, (int32_t(s.a) + 1) * 8));
-    a_.mov(esi, int32_t(s.b));
-    a_.sub(rsi, rcx);
-    call_runtime(reinterpret_cast<const void*>(&rt_rest_list), false);
-    a_.pop(rdx);
-    a_.pop(rsi);
-    a_.test(rax, rax);
-    a_.jz(exit);
-    a_.mov(r10, rax);
+    a_.jmp(fixed);
   }
 
   // rsi = a new list of R[first..first+count) (a known rest-argument callee's rest list): up to
@@ -1774,32 +1761,20 @@ class Emitter {
   }
 
   // A call of whatever R[a] holds: checked for a compiled closure (else the primitive path or
-  // the interpreter), then the frame and the machine call. The clause of fixed arity argc is
-  // this path; another clause is chosen out of line (select_clause), and a rest clause is
-  // called from there with its list.
+  // the interpreter), then the frame and the machine call. A first clause not of fixed arity
+  // argc sends it out of line to choose another (select_clause), which rejoins here.
   void general_call(const Step& s, const Label& exit, const Label& primitive, const Label& retry, bool falls_through) {
     Label fixed = a_.newLabel();
-    Label clauses = slow_path([this, s, exit, fixed] {
-      select_clause(s, exit, fixed);
-      // r8 = the rest parameter's slot in the callee's frame.
-      a_.movsxd(rcx, dword_ptr(rsi, kProtoNparams));
-      a_.lea(r8, ptr(r12, rcx, 3, (int32_t(s.a) + 1) * 8));
-      enter_general(s, exit, false, [this] { a_.mov(qword_ptr(r8), r10); });
-    });
+    Label clauses = slow_path([this, s, exit, fixed] { select_clause(s, exit, fixed); });
     a_.bind(retry);
     check_compiled_callee(s, exit, primitive, clauses, false);
     a_.bind(fixed);
-    enter_general(s, exit, falls_through, nullptr);
-  }
-
-  // With rsi = the callee's Proto and rdx = its JitCode: the frame and the machine call.
-  void enter_general(const Step& s, const Label& exit, bool falls_through, const std::function<void()>& before_record) {
     // Room for the callee's frame and one more VM frame (the interpreter's limits).
     a_.movsxd(rcx, dword_ptr(rsi, kProtoNregs));
     caller_fp(rdi);
     a_.lea(r9, ptr(rdi, rcx, 0, int32_t(s.a) + 1));  // the callee's top + 1
     enter_callee(s, exit, [this] { a_.jmp(qword_ptr(rdx, kJitEntry0)); }, [this] { a_.call(qword_ptr(rdx, kJitEntry0)); },
-                 falls_through, before_record);
+                 falls_through);
   }
 
   // A callee known_call can guard: the closure itself (from a global or a constant), or only
@@ -1876,7 +1851,7 @@ class Emitter {
       // A frame no larger than this one needs no new stack (tail_call).
       if (q->nregs > p_->nregs) {
         a_.lea(rdi, ptr(r12, (q->nregs + 1) * 8));
-        check_tail_room(s.index, false);
+        check_tail_room(s.index);
       }
       copy_arguments(s);
       if (q->has_rest) a_.mov(slot(1 + q->nparams), rsi);
@@ -1945,8 +1920,7 @@ class Emitter {
   // The closure R[a] was loaded with just before this call when it is a known callee for
   // known_call (a compiled procedure or one that may be compiled, or this very code), else none.
   // The clause is chosen by the call's argument count (a case-lambda's); a rest clause gets its
-  // list made at the call (known_call, known_tail_call), but not a self call (the self tail jump
-  // moves arguments into homes): the general call makes that one.
+  // list made at the call (known_call, known_tail_call; not a self tail call: tail_call).
   Known known_closure(const Step& s) {
     Known k;
     if (Proto* fp = free_slot_proto(s)) {
@@ -1958,7 +1932,7 @@ class Emitter {
       k.first = v.as<Closure>()->proto;
     }
     Proto* q = k.proto = clause_accepting(k.first, s.b);
-    if (!q || (q == p_ && q->has_rest)) return Known{};
+    if (!q) return Known{};
     // Another procedure's code need not exist yet (it is often compiled after its caller: ev
     // before lookup); the guard looks at its Proto's code on every call (known_guard).
     if (q != p_ && q->jit_state == kJitFailed) return Known{};
@@ -2554,7 +2528,8 @@ class Emitter {
     bool checked = load_known_callee(s, callee, general, false);
     poll(s.index);
     bool known_self = callee.proto == p_;
-    if (known_self) known_tail_call(s, callee, general, checked);
+    if (known_self && p_->has_rest) a_.bind(general);  // the self tail jump makes no rest list
+    else if (known_self) known_tail_call(s, callee, general, checked);
     else if (self_ && self_tail_hint(p_, lp_.steps, lp_.label, k)) hinted_self_tail_call(s);
     if (callee.proto && !known_self) known_tail_call(s, callee, general, checked);
     Label fixed = a_.newLabel();
@@ -2565,12 +2540,11 @@ class Emitter {
     Label clauses = slow_path([this, s, k, exit_stored, fixed_reload] {
       flush(pinned_live_in(k));
       select_clause(s, exit_stored, fixed_reload);
-      general_tail_call(s, true);
     });
     a_.bind(retry);
     check_compiled_callee(s, exit, primitive, clauses, true);
     a_.bind(fixed);
-    general_tail_call(s, false);
+    general_tail_call(s);
   }
 
   // R[0..argc] = R[a..a+argc] in the frame slots, for the callee of a tail call, from the
@@ -2589,9 +2563,8 @@ class Emitter {
   }
 
   // With rsi = the callee's Proto and rdx = its JitCode: the callee's frame replaces this one,
-  // and a jump to its code. A rest clause's (`rest`: r10 = its list) comes out of line with the
-  // pinned registers stored (tail_call's clauses path) and copies the arguments from their slots.
-  void general_tail_call(const Step& s, bool rest) {
+  // and a jump to its code.
+  void general_tail_call(const Step& s) {
     // The callee's frame replaces this one at the same fp: when it is no larger, it uses no new
     // stack (this frame's top was checked and is below the high-water mark, which only a reset
     // lowers), so only a larger one is checked. (The interpreter checks every tail call against
@@ -2602,21 +2575,9 @@ class Emitter {
     a_.jle(fits);
     a_.movsxd(rcx, dword_ptr(rsi, kProtoNregs));
     a_.lea(rdi, ptr(r12, rcx, 3, 8));
-    check_tail_room(s.index, rest);
+    check_tail_room(s.index);
     a_.bind(fits);
-    if (rest) {
-      for (int j = 0; j <= s.b; j++) {  // forward copy: a >= 1
-        if (j > 0 && arg_in_place(s, j, true)) continue;
-        a_.mov(r8, slot(s.a + j));
-        a_.mov(slot(j), r8);
-      }
-    } else {
-      copy_arguments(s);
-    }
-    if (rest) {
-      a_.movsxd(rcx, dword_ptr(rsi, kProtoNparams));
-      a_.mov(ptr(r12, rcx, 3, 8), r10);
-    }
+    copy_arguments(s);
     // A self tail call that got here (the callee not known as this closure) jumps through its
     // code's entry0 like any other: the same address as entry0_, without a compare first.
     a_.jmp(qword_ptr(rdx, kJitEntry0));
