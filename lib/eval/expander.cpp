@@ -1081,6 +1081,15 @@ Node* Expander::sf_case_lambda(Value x, Scope* s) {
     if (list_length(c) < 2) fail(car(x), "bad clause", c, x);
     l->clauses.push_back(make_clause(car(c), cdr(c), s, car(x), c));
   }
+  // (case-lambda) with no clause is valid R7RS: a procedure no call fits. It gets one rest
+  // clause that raises the arity error, because the compiler, the partial evaluator, AD and the
+  // JIT all take a lambda to have at least one clause.
+  if (l->clauses.empty()) {
+    SrcLoc loc = loc_of(x);
+    Var* args = make_var(intern("args"));
+    Node* raise = call(core_ref("apply", loc), {core_ref("%no-clause-accepts", loc), gc_new<LocalRefNode>(args, loc)}, loc);
+    return make_lambda({}, args, raise, kFalse, loc);
+  }
   return l;
 }
 

@@ -122,6 +122,15 @@
             (set! %handlers raise-handlers)
             (raise-continuable condition))))))
 
+;; The body of (case-lambda) with no clause (the expander's sf_case_lambda): every call is an
+;; arity error, worded as VmImpl::enter words one for a case-lambda no clause of which fits.
+(define (%no-clause-accepts . args)
+  (let ((n (length args)))
+    (raise (%make-condition 'arity 'case-lambda
+                            (string-append "no clause accepts " (number->string n)
+                                           (if (= n 1) " argument" " arguments"))
+                            '()))))
+
 ;;; Parameter objects: the current value lives in the object; parameterize swaps it in and out.
 
 (define (make-parameter init . converter)

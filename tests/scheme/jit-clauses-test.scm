@@ -164,4 +164,14 @@
       (repeat 300 (lambda () (list (rest-tail 10) (rest-tail-long 10) (via-tail-loop rest0 10)
                                    (via-tail-loop cl 10) (via-tail-loop rest2 10)))))
 
+;; (case-lambda) with no clause (R7RS 4.2.9 allows it): a procedure that no call fits. It crashed
+;; the compiler (review D8); every call is now an arity error naming case-lambda.
+(define none (case-lambda))
+(test "no clause: a procedure" #t (procedure? none))
+(test-error-message "no clause: 0 arguments" "case-lambda: no clause accepts 0 arguments" (none))
+(test-error-message "no clause: 1 argument" "no clause accepts 1 argument" (none 'a))
+(test-error-message "no clause: 3 arguments" "no clause accepts 3 arguments" (apply none '(1 2 3)))
+(test "no clause: hot caller" 300
+      (repeat 300 (let ((n 0)) (lambda () (guard (e (#t (set! n (+ n 1)) n)) (none n))))))
+
 (test-end)
