@@ -127,6 +127,11 @@ const Insn* VmImpl::enter(int64_t nfp, int64_t argc, const Insn* ret_pc, int64_t
       }
       case Type::Continuation: {
         Continuation* k = f.as<Continuation>();
+        // A continuation of a C++ call that has returned cannot be resumed: say so here, in the
+        // caller's dynamic state, before any dynamic-wind extent is left (a guard around the call
+        // catches it).
+        if (k->run_id() != run_id && std::find(active_runs.begin(), active_runs.end(), k->run_id()) == active_runs.end())
+          throw_condition("error", "continuation", "cannot resume a continuation captured inside a C++ call that has returned");
         if (dynamic_state_differs(k) &&
             wind_continue_cell != kFalse && wind_continue_cell.as<GlobalCell>()->value != kUnbound) {
           // Leave and enter dynamic-wind extents first: (%wind-and-continue k arg ...).
@@ -139,9 +144,7 @@ const Insn* VmImpl::enter(int64_t nfp, int64_t argc, const Insn* ret_pc, int64_t
         }
         Value v = argc == 1 ? stack[nfp + 1] : make_values(argc, stack + nfp + 1);
         if (k->run_id() == run_id) return reinstate(k, v);
-        for (uint64_t id : active_runs)
-          if (id == k->run_id()) throw ContinuationJump{k, v};
-        throw_condition("error", "continuation", "cannot resume a continuation captured inside a C++ call that has returned");
+        throw ContinuationJump{k, v};  // a run below this one (checked above)
       }
       case Type::Parameter: {
         Parameter* prm = f.as<Parameter>();
