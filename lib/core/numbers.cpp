@@ -75,10 +75,10 @@ inline void before_big(const char* who, size_t result_limbs) {
 }
 // The call is named with its operands, "/: division by zero in (/ 1 0)": which division of an
 // expression failed, and the message still says what went wrong first.
-[[noreturn]] void divide_by_zero(const char* who, Value dividend, Value divisor) {
-  throw_condition("divide-by-zero", who,
-                  std::string("division by zero in (") + who + " " + number_to_string(dividend) + " " +
-                      number_to_string(divisor) + ")");
+[[noreturn]] void divide_by_zero(const char* who, std::initializer_list<Value> operands) {
+  std::string call = std::string("division by zero in (") + who;
+  for (Value v : operands) call += " " + number_to_string(v);
+  throw_condition("divide-by-zero", who, call + ")");
 }
 [[noreturn]] void complex_result(const char* who) {
   throw_error(who, "complex results are not supported");
@@ -339,7 +339,7 @@ Value divide(Value a, Value b, const char* who) {
   NumKind ka = check_num(who, a), kb = check_num(who, b);
   if (ka == kCpx || kb == kCpx) return cpx_divide(a, b, who);
   if (ka == kFlo || kb == kFlo) return make_flonum(to_double(a) / to_double(b));
-  if (b == make_fixnum(0)) divide_by_zero(who, a, b);
+  if (b == make_fixnum(0)) divide_by_zero(who, {a, b});
   if (ka == kFix && kb == kFix) {
     int64_t x = a.fixnum(), y = b.fixnum();
     if (x % y == 0) return make_integer(x / y);
@@ -412,7 +412,7 @@ void int_divide(Value a, Value b, DivMode mode, const char* who, Value* q, Value
   check_integer(who, b, &inexact);
   if (a.is_fixnum() && b.is_fixnum()) {
     int64_t x = a.fixnum(), y = b.fixnum();
-    if (y == 0) divide_by_zero(who, a, b);
+    if (y == 0) divide_by_zero(who, {a, b});
     int64_t qq = x / y, rr = x % y;
     if (mode == DivMode::Floor && rr != 0 && ((rr < 0) != (y < 0))) {
       qq -= 1;
@@ -424,7 +424,7 @@ void int_divide(Value a, Value b, DivMode mode, const char* who, Value* q, Value
   }
   Z ta, tb, zq, zr;
   mpz_srcptr za = int_ref(a, ta), zb = int_ref(b, tb);
-  if (mpz_sgn(zb) == 0) divide_by_zero(who, a, b);
+  if (mpz_sgn(zb) == 0) divide_by_zero(who, {a, b});
   before_big(who, mpz_size(za) + mpz_size(zb));
   if (mode == DivMode::Floor) mpz_fdiv_qr(zq.v, zr.v, za, zb);
   else mpz_tdiv_qr(zq.v, zr.v, za, zb);
@@ -518,7 +518,7 @@ Value expt_exact(Value base, Value e) {
   int se = sign_of_exact(e);
   if (se == 0) return make_fixnum(1);
   if (base == make_fixnum(0)) {
-    if (se < 0) divide_by_zero(who, base, e);
+    if (se < 0) divide_by_zero(who, {base, e});
     return base;
   }
   if (base == make_fixnum(1)) return base;
@@ -649,7 +649,7 @@ Value cpx_divide(Value a, Value b, const char* who) {
   if (is_exact(a) && is_exact(b)) {
     Value ar = re_part(a), ai = im_part(a), br = re_part(b), bi = im_part(b);
     Value d = num_add(num_mul(br, br), num_mul(bi, bi));
-    if (is_exact_zero(d)) divide_by_zero(who, a, b);
+    if (is_exact_zero(d)) divide_by_zero(who, {a, b});
     return make_rect(divide(num_add(num_mul(ar, br), num_mul(ai, bi)), d, who),
                      divide(num_sub(num_mul(ai, br), num_mul(ar, bi)), d, who));
   }
@@ -1100,7 +1100,7 @@ Value make_rational(const mpq_t q) {
   if (mpz_sgn(mpq_denref(q)) == 0) {
     Z n;
     mpz_set(n.v, mpq_numref(q));
-    divide_by_zero("/", take_z(n.v), make_fixnum(0));
+    divide_by_zero("/", {take_z(n.v), make_fixnum(0)});
   }
   Q c;
   mpq_set(c.v, q);
@@ -1443,7 +1443,7 @@ Value num_expt(Value base, Value e) {
     }
     if (base == make_fixnum(0)) {
       if (num_compare(re_part(e), make_fixnum(0), who) == 1) return base;
-      divide_by_zero(who, base, e);
+      divide_by_zero(who, {base, e});
     }
     if (ke == kFix || ke == kBig) return from_cd(std::pow(to_cd(base), to_double(e)));
     return from_cd(std::exp(to_cd(e) * std::log(to_cd(base))));
@@ -1510,9 +1510,7 @@ Value num_trig(TrigFn f, Value x) {
       case TrigFn::Asin: return from_cd(cd_asin(z));
       case TrigFn::Acos: return from_cd(cd_acos(z));
       case TrigFn::Atan:
-        if (z == kI || z == -kI)
-          throw_condition("divide-by-zero", who,
-                          std::string("division by zero in (") + who + " " + number_to_string(x) + ")");
+        if (z == kI || z == -kI) divide_by_zero(who, {x});
         return from_cd(cd_atan(z));
     }
   }
