@@ -1575,16 +1575,23 @@ class Emitter {
       return;
     }
     Label empty = slow_path(by_routine);
+    inline_list(first, count, empty);
+    a_.mov(rsi, rax);
+    a_.bind(done);
+  }
+
+  // rax = a new list of R[first..first+count), count >= 1, its pairs popped inline from the
+  // last; a free list found empty on the way jumps to `empty`, leaving the pairs popped so far
+  // to the collector (they are garbage). Clobbers rcx, rdx. `list` and rest lists share it.
+  void inline_list(int first, int count, const Label& empty) {
     a_.mov(edx, int32_t(kNil.bits));
     for (int j = count - 1; j >= 0; j--) {
       pop_free_list(kPairList, 0, empty);
       a_.mov(qword_ptr(rax, int32_t(offsetof(Pair, car))), use(first + j, rcx));
       a_.mov(qword_ptr(rax, int32_t(offsetof(Pair, cdr))), rdx);
       a_.or_(rax, int32_t(Value::kPairTag));
-      a_.mov(rdx, rax);
+      if (j > 0) a_.mov(rdx, rax);
     }
-    a_.mov(rsi, rdx);
-    a_.bind(done);
   }
 
   // The callee in rax is a continuation, call/cc or %call/ec (out of line, before
@@ -1862,13 +1869,8 @@ class Emitter {
 
   // True when the tail call s's argument R[a+j] was moved from R[j] in this basic block and R[j]
   // was not written since: R[j] already holds it (ev's names, vals, prog; lookup's arguments).
-  // With `in_slot`, R[j]'s frame slot must hold it (a pinned R[j] was stored by the call's
-  // flush only if it is live there or an argument).
-  bool arg_in_place(const Step& s, int j, bool in_slot = false) {
+  bool arg_in_place(const Step& s, int j) {
     int r = s.a + j;
-    if (in_slot && pinned(j) && !holds_argument(p_, uint16_t(j)) &&
-        !(lp_.live.valid() && lp_.live.live_in(position_of(s.index), uint16_t(j))))
-      return false;
     for (size_t i = position_of(s.index); i-- > 0;) {
       if (lp_.label[size_t(lp_.steps[i + 1].index)]) return false;
       const Step& before = lp_.steps[i];
@@ -2332,16 +2334,8 @@ class Emitter {
         box_or(general, store);
         break;
       case JitRecipe::kList:
-        // Built from its last pair; a list found empty on the way leaves the pairs popped so far
-        // to the collector (they are garbage) and makes the call.
-        a_.mov(edx, int32_t(kNil.bits));
-        for (int j = s.b; j >= 1; j--) {
-          pop_free_list(kPairList, 0, general);
-          a_.mov(qword_ptr(rax, int32_t(offsetof(Pair, car))), use(s.a + j, rcx));
-          a_.mov(qword_ptr(rax, int32_t(offsetof(Pair, cdr))), rdx);
-          a_.or_(rax, int32_t(Value::kPairTag));
-          if (j > 1) a_.mov(rdx, rax);
-        }
+        // An empty free list on the way makes the call.
+        inline_list(s.a + 1, s.b, general);
         a_.jmp(store);
         break;
       case JitRecipe::kNone:

@@ -188,12 +188,11 @@ namespace {
 constexpr int kMaxFrameArguments = 8;
 
 Value frame_arguments(const Proto* p, const Value* base) {
-  constexpr int kMaxArguments = kMaxFrameArguments;
   const LambdaClause* clause = nullptr;
   if (p->source)
     for (LambdaClause* c : p->source->clauses)
       if (int32_t(c->params.size()) == p->nparams && (c->rest != nullptr) == p->has_rest) clause = c;
-  int n = std::min(p->nparams + (p->has_rest ? 1 : 0), kMaxArguments);
+  int n = std::min(p->nparams + (p->has_rest ? 1 : 0), kMaxFrameArguments);
   Value args = kNil;
   for (int i = n - 1; i >= 0; i--) {
     Value v = base[1 + i];

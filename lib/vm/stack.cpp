@@ -100,10 +100,8 @@ VmImpl::VmImpl(Vm* owner) : vm(owner) {
   // Until the engine binds %winders and %handlers (engine/engine.cpp): cells of our own holding
   // '(), so captures and re-entries read the cells without checking for them.
   for (Value* cell : {&winders_cell, &handlers_cell}) {
-    auto* c = gc_alloc_object<GlobalCell>(Type::GlobalCell, sizeof(GlobalCell));
-    c->value = kNil;
-    c->name = c->owner = kFalse;
-    *cell = make_ptr(c);
+    *cell = make_global_cell(kFalse);
+    cell->as<GlobalCell>()->value = kNil;
     roots.push_back(*cell);
   }
   last_context = make_context(kNil, kNil, make_fixnum(0));
