@@ -276,14 +276,6 @@ QUASI_PRIM(p_ad_carrying) {
 
 
 // ---- forward mode (ad/forward.hpp) ----
-// A closure whose code assigns one of its own slots (Proto::free_assigned) has no forward form:
-// the maker takes the slots' values.
-bool own_slots_assigned(Proto* p) {
-  for (int32_t i = 0; p->free_assigned && i < p->ncaptures; i++)
-    if (p->free_assigned[i]) return true;
-  return false;
-}
-
 // Whether f is a closure of one clause taking exactly n arguments: a call of another count raises
 // its arity error through reverse mode (jvp), not through the forward form's extra parameters.
 bool fwd_arity_ok(Value f, int64_t n) {
@@ -301,7 +293,9 @@ Value fwd_maker(Vm& vm, AdState& st, Proto* p, uint64_t mask) {
   Value known = it == st.fwd_makers.end() ? kNil : it->second;
   for (Value l = known; is_pair(l); l = cdr(l))
     if (car(car(l)) == key) return cdr(car(l));
-  if (!p->source || own_slots_assigned(p)) return kFalse;
+  // A closure whose code assigns one of its own slots (Proto::free_assigned, null when none
+  // is) has no forward form: the maker takes the slots' values.
+  if (!p->source || p->free_assigned) return kFalse;
   if (st.fwd_makers.size() >= kMaxCachedTransforms) st.fwd_makers.clear();
   Value entry = cons(key, kTrue);
   st.fwd_makers[p] = cons(entry, known);

@@ -373,9 +373,10 @@
                     (error "jvp: expected a tangent shaped like its argument, got" t x)))
               xs ts)
     (let* ((n (length xs))
-           (ff (and (<= n 30) (%ad-all-real? xs) (%ad-fwd-try f (- (expt 2 n) 1) n)))
+           (mask (- (expt 2 n) 1))
+           (ff (and (<= n 30) (every real? xs) (%ad-fwd-try f mask n)))
            (r (and ff (apply ff (%ad-interleave xs ts)))))
-      (cond ((and r (%ad-fwd-number? f (- (expt 2 n) 1) n))
+      (cond ((and r (%ad-fwd-number? f mask n))
              (values (car r) (%ad-fwd-number-tangent (car r) (cdr r))))
             ((and r (not (procedure? (car r))))
              (values (car r) (%ad-fwd-tangent (car r) (cdr r))))
@@ -383,7 +384,6 @@
              (let* ((r (apply (%ad-j f) xs)) (y (car r)))
                (values y (if (number? y) (%ad-jvp-number y (cdr r) ts) (%ad-push y (cdr r) ts)))))))))
 
-(define (%ad-all-real? xs) (or (null? xs) (and (real? (car xs)) (%ad-all-real? (cdr xs)))))
 (define (%ad-interleave xs ts)
   (if (null? xs) '() (cons (car xs) (cons (car ts) (%ad-interleave (cdr xs) (cdr ts))))))
 
