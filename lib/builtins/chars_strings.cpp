@@ -354,9 +354,10 @@ QUASI_PRIM(p_string_copy_x) {
   int64_t start, end;
   get_range("string-copy!", argc, argv, 3, from->length(), start, end);
   if (to->length() - at < end - start) range_error("string-copy!", "destination index", argv[1]);
-  if (end > start) check_mutable("string-copy!", argv[0]);  // nothing to modify: fine
-  if (end > start)
+  if (end > start) {  // nothing to modify: fine on a literal
+    check_mutable("string-copy!", argv[0]);
     std::memmove(to->chars() + at, from->chars() + start, sizeof(uint32_t) * (end - start));
+  }
   return kUnspecified;
 }
 

@@ -123,9 +123,10 @@ QUASI_PRIM(p_vector_copy_x) {
   int64_t start, end;
   get_range("vector-copy!", argc, argv, 3, from->length(), start, end);
   if (to->length() - at < end - start) range_error("vector-copy!", "destination index", argv[1]);
-  if (end > start) check_mutable("vector-copy!", argv[0]);  // nothing to modify: fine
-  if (end > start)
+  if (end > start) {  // nothing to modify: fine on a literal
+    check_mutable("vector-copy!", argv[0]);
     std::memmove(to->items() + at, from->items() + start, sizeof(Value) * (end - start));
+  }
   return kUnspecified;
 }
 
@@ -195,8 +196,10 @@ QUASI_PRIM(p_bytevector_copy_x) {
   get_range("bytevector-copy!", argc, argv, 3, from->length(), start, end);
   if (to->length() - at < end - start)
     range_error("bytevector-copy!", "destination index", argv[1]);
-  if (end > start) check_mutable("bytevector-copy!", argv[0]);  // nothing to modify: fine
-  if (end > start) std::memmove(to->bytes() + at, from->bytes() + start, end - start);
+  if (end > start) {  // nothing to modify: fine on a literal
+    check_mutable("bytevector-copy!", argv[0]);
+    std::memmove(to->bytes() + at, from->bytes() + start, end - start);
+  }
   return kUnspecified;
 }
 
@@ -219,8 +222,10 @@ QUASI_PRIM(p_bytevector_fill) {
   uint8_t x = check_byte("bytevector-fill!", argv[1]);
   int64_t start, end;
   get_range("bytevector-fill!", argc, argv, 2, b->length(), start, end);
-  if (end > start) check_mutable("bytevector-fill!", argv[0]);  // nothing to modify: fine
-  if (end > start) std::memset(b->bytes() + start, x, end - start);
+  if (end > start) {  // nothing to modify: fine on a literal
+    check_mutable("bytevector-fill!", argv[0]);
+    std::memset(b->bytes() + start, x, end - start);
+  }
   return kUnspecified;
 }
 

@@ -338,9 +338,9 @@ Node* Expander::sf_quasisyntax(Value x, Scope* s) {
       out.push_back(self(self, e, level, depth + 1));
     }
     Value r = p == kNil ? kNil : self(self, p, level, depth + 1);
-    for (size_t i = out.size(); i-- > 0;) r = i == 0 ? cons_at(out[i], r, loc_of(t)) : cons(out[i], r);
-    if (out.empty() && is_pair(r)) set_pair_srcloc(r, loc_of(t));
-    return r;
+    // t is a pair (walk returned above otherwise): out holds at least its car.
+    for (size_t i = out.size(); i-- > 1;) r = cons(out[i], r);
+    return cons_at(out[0], r, loc_of(t));
   };
   Value tmpl = walk(walk, cadr(x), 0, 0);
   Value form = cons_at(core_id("syntax"), list({tmpl}), loc);

@@ -292,14 +292,15 @@
 
 ;; ---- SRFI 162: the comparator sublibrary (exported by (srfi 162)) ----------------------------
 ;; The first of the maximal (minimal) objects: ties keep the earlier one.
+;; (better? x m): whether x replaces the best so far, m.
+(define (%comparator-best who l better?)
+  (if (null? l) (error (string-append who ": an empty list") l))
+  (let loop ((m (car l)) (l (cdr l)))
+    (if (null? l) m (loop (if (better? (car l) m) (car l) m) (cdr l)))))
 (define (comparator-max-in-list c l)
-  (if (null? l) (error "comparator-max-in-list: an empty list" l))
-  (let loop ((m (car l)) (l (cdr l)))
-    (if (null? l) m (loop (if (<? c m (car l)) (car l) m) (cdr l)))))
+  (%comparator-best "comparator-max-in-list" l (lambda (x m) (<? c m x))))
 (define (comparator-min-in-list c l)
-  (if (null? l) (error "comparator-min-in-list: an empty list" l))
-  (let loop ((m (car l)) (l (cdr l)))
-    (if (null? l) m (loop (if (<? c (car l) m) (car l) m) (cdr l)))))
+  (%comparator-best "comparator-min-in-list" l (lambda (x m) (<? c x m))))
 (define (comparator-max c x . more) (comparator-max-in-list c (cons x more)))
 (define (comparator-min c x . more) (comparator-min-in-list c (cons x more)))
 (define default-comparator %the-default-comparator)
